@@ -1,0 +1,264 @@
+"""The ManiSkill 3 base class of all 16 tasks.
+
+What a task adds on top: ``sample_layout`` (every random choice of the episode, drawn from the
+episode seed), ``build_scene`` (create the actors for that layout), ``place_scene`` (pose them),
+``build_subgoals`` (the ordered subgoal list) and optionally ``animate`` (scripted scene events
+driven by the absolute step clock) and ``task_failure``.
+
+Rendering is on demand: the env runs with ``obs_mode="none"`` so a step costs physics only, and
+``render_front`` / ``render_wrist`` capture one camera when a consumer asks for it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import sapien
+import torch
+from mani_skill.envs.sapien_env import BaseEnv
+from mani_skill.sensors.camera import CameraConfig
+from mani_skill.utils import sapien_utils
+from mani_skill.utils.scene_builder.table import TableSceneBuilder
+
+from envs.core.checker import SequentialChecker, SubgoalEntry
+
+REST_QPOS = np.array([0.0, 0.0, 0.0, -np.pi / 2, 0.0, np.pi / 2, np.pi / 4])
+FRONT_EYE = [0.3, 0.0, 0.4]
+FRONT_TARGET = [0.0, 0.0, -0.2]
+IMAGE_SIZE = 256
+
+
+class RoboMMETask(BaseEnv):
+    SUPPORTED_ROBOTS = ["panda_wristcam", "panda_stick"]
+    TASK: str = ""
+    ROBOT: str = "panda_wristcam"
+    HAS_VIDEO: bool = False
+
+    def __init__(self, *args, robot_uids: str | None = None, **kwargs):
+        kwargs.setdefault("obs_mode", "none")
+        kwargs.setdefault("control_mode", "pd_joint_pos")
+        kwargs.setdefault("sim_backend", "cpu")
+        kwargs.setdefault("render_backend", "cpu")
+        kwargs.setdefault("reward_mode", "none")
+        self.layout: Any = None
+        self.difficulty = "easy"
+        self.clock = 0
+        self.checker: SequentialChecker | None = None
+        self._latched: dict[int, str] = {}
+        super().__init__(*args, robot_uids=robot_uids or self.ROBOT, **kwargs)
+
+    # ------------------------------------------------------------------ task hooks
+    def sample_layout(self, rng: np.random.Generator, difficulty: str) -> Any:
+        raise NotImplementedError
+
+    def build_scene(self) -> None:
+        raise NotImplementedError
+
+    def place_scene(self) -> None:
+        raise NotImplementedError
+
+    def build_subgoals(self) -> list[SubgoalEntry]:
+        raise NotImplementedError
+
+    def animate(self, clock: int) -> None:
+        """Scripted scene events at absolute step ``clock`` (after the physics of that step)."""
+
+    def task_failure(self) -> bool:
+        return False
+
+    def goal_texts(self) -> list[str]:
+        raise NotImplementedError
+
+    def truth(self) -> dict[str, Any]:
+        """Privileged ground truth for audits and the oracle arm; never for the memory."""
+        return {}
+
+    def candidates(self, option: str) -> list[tuple[str, Any]]:
+        """Objects the executor may act on for ``option``: (label, actor) pairs."""
+        return []
+
+    # verb patterns of subgoal text -> executor option, first match wins (tasks extend this)
+    OPTION_PATTERNS: tuple[tuple[str, str], ...] = (
+        (r"^press\b", "press"),
+        (r"^pick up\b", "pick"),
+        (r"^(place|put|drop)\b.*\b(onto|on|into)\b", "place"),
+        (r"^move\b.*\btop of\b", "move_over"),
+        (r"^(wait|remain|stay)\b", "wait"),
+    )
+
+    def motion(self, option: str, target: Any, executor, params: dict | None = None):
+        """The scripted motion (a generator of actions) that achieves ``option`` on ``target``."""
+        from envs.core.options import common_motion
+
+        return common_motion(self, option, target, executor, params or {})
+
+    # ------------------------------------------------------------------ ManiSkill plumbing
+    @property
+    def _default_sensor_configs(self):
+        pose = sapien_utils.look_at(eye=FRONT_EYE, target=FRONT_TARGET)
+        return [CameraConfig("base_camera", pose=pose, width=IMAGE_SIZE, height=IMAGE_SIZE, fov=np.pi / 2, near=0.01, far=100)]
+
+    @property
+    def _default_human_render_camera_configs(self):
+        pose = sapien_utils.look_at(eye=FRONT_EYE, target=FRONT_TARGET)
+        return CameraConfig("render_camera", pose=pose, width=512, height=512, fov=np.pi / 2, near=0.01, far=100)
+
+    def _load_agent(self, options: dict):
+        super()._load_agent(options, sapien.Pose(p=[-0.615, 0, 0]))
+
+    def _load_scene(self, options: dict):
+        self.table_scene = TableSceneBuilder(env=self, robot_init_qpos_noise=0.0)
+        self.table_scene.build()
+        self.build_scene()
+
+    def _initialize_episode(self, env_idx: torch.Tensor, options: dict):
+        self.table_scene.initialize(env_idx)
+        qpos = self.agent.robot.get_qpos()[0].cpu().numpy().copy()
+        qpos[:7] = REST_QPOS
+        if qpos.shape[0] > 7:
+            qpos[7:] = 0.04
+        self.agent.reset(qpos)
+        self.agent.robot.set_pose(sapien.Pose(p=[-0.615, 0, 0]))
+        self.clock = 0
+        self._latched = {}
+        self.place_scene()
+        self.checker = SequentialChecker(self.build_subgoals())
+
+    def reset(self, seed: int | None = None, options: dict | None = None):
+        """Reset to the episode named by ``seed`` (and ``options["episode"]``, an EpisodeSpec).
+
+        The scene is rebuilt on every reset because object counts depend on the seed.
+        """
+        options = dict(options or {})
+        spec = options.get("episode")
+        if seed is None and spec is not None:
+            seed = spec.env_seed
+        if seed is None:
+            raise ValueError(f"{self.TASK}: reset needs an explicit seed or options['episode']")
+        if isinstance(seed, (list, tuple)):  # ManiSkill's constructor resets with [2022]
+            seed = int(seed[0])
+        difficulty = options.get("difficulty") or (spec.difficulty if spec is not None else ("easy", "medium", "hard")[seed % 3])
+        if difficulty not in ("easy", "medium", "hard"):
+            raise ValueError(f"unknown difficulty {difficulty!r} (easy, medium, hard)")
+        self.difficulty = difficulty
+        self.layout = self.sample_layout(np.random.default_rng(seed), difficulty)
+        options["reconfigure"] = True
+        options.pop("episode", None)
+        options.pop("difficulty", None)
+        return super().reset(seed=seed, options=options)
+
+    def _after_control_step(self):
+        super()._after_control_step()
+        self.clock += 1
+        self.animate(self.clock)
+        if self.checker is not None:
+            self.checker.update(self.clock, self.task_failure)
+
+    def evaluate(self):
+        done = self.checker is not None and self.checker.success
+        failed = self.checker is not None and self.checker.failed
+        return {"success": torch.tensor([done]), "fail": torch.tensor([failed])}
+
+    # ------------------------------------------------------------------ state helpers
+    @staticmethod
+    def pos(actor) -> np.ndarray:
+        return actor.pose.p[0].cpu().numpy().astype(float)
+
+    def pos_of(self, obj) -> np.ndarray:
+        """World position of an actor or (for articulations such as the button) its root."""
+        if hasattr(obj, "links_map"):
+            return obj.pose.p[0].cpu().numpy().astype(float)
+        return self.pos(obj)
+
+    def tcp(self) -> np.ndarray:
+        return self.agent.tcp.pose.p[0].cpu().numpy().astype(float)
+
+    def qpos(self) -> np.ndarray:
+        return self.agent.robot.get_qpos()[0].cpu().numpy().astype(np.float32)
+
+    def is_grasping(self, actor) -> bool:
+        if not hasattr(self.agent, "is_grasping"):
+            return False
+        return bool(self.agent.is_grasping(actor)[0])
+
+    def lifted(self, actor, z: float = 0.05) -> bool:
+        return self.pos(actor)[2] > z
+
+    @staticmethod
+    def set_xyz(actor, xyz, q=None) -> None:
+        pose = sapien.Pose(p=list(map(float, xyz)), q=list(q) if q is not None else [1, 0, 0, 0])
+        actor.set_pose(pose)
+        if hasattr(actor, "set_linear_velocity") and not getattr(actor, "_kinematic", False):
+            try:
+                actor.set_linear_velocity(torch.zeros(3))
+                actor.set_angular_velocity(torch.zeros(3))
+            except Exception:  # kinematic actors have no velocity to clear
+                pass
+
+    # ------------------------------------------------------------------ cameras
+    def _capture(self, name: str, segmentation: bool) -> dict[str, np.ndarray]:
+        self.scene.update_render(update_sensors=True, update_human_render_cameras=False)
+        cam = self._sensors[name]
+        cam.capture()
+        data = cam.get_obs(rgb=True, depth=False, position=False, segmentation=segmentation)
+        out = {"rgb": data["rgb"][0].cpu().numpy().astype(np.uint8)}
+        if segmentation:
+            out["segmentation"] = data["segmentation"][0, ..., 0].cpu().numpy().astype(np.int32)
+        return out
+
+    def render_front(self, segmentation: bool = False) -> dict[str, np.ndarray]:
+        return self._capture("base_camera", segmentation)
+
+    def render_wrist(self) -> np.ndarray | None:
+        if "hand_camera" not in self._sensors:
+            return None
+        return self._capture("hand_camera", False)["rgb"]
+
+    def project(self, xyz: np.ndarray) -> tuple[float, float]:
+        """World point -> (row, col) pixel in the front image (no rendering needed)."""
+        params = self._sensors["base_camera"].get_params()
+        ext = params["extrinsic_cv"][0].cpu().numpy()
+        intr = params["intrinsic_cv"][0].cpu().numpy()
+        cam = ext[:3, :3] @ np.asarray(xyz, dtype=float) + ext[:3, 3]
+        uvw = intr @ cam
+        return float(uvw[1] / uvw[2]), float(uvw[0] / uvw[2])
+
+    # ------------------------------------------------------------------ language
+    @property
+    def current_entry(self) -> SubgoalEntry | None:
+        return None if self.checker is None else self.checker.current
+
+    def simple_subgoal(self) -> str:
+        e = self.current_entry
+        return "" if e is None else e.name
+
+    @staticmethod
+    def seg_id(obj) -> int:
+        return int(obj.per_scene_id[0]) if hasattr(obj.per_scene_id, "__getitem__") else int(obj.per_scene_id)
+
+    def grounded_subgoal(self, seg: np.ndarray | None = None) -> str:
+        """The current subgoal with each ``<>`` replaced by the ``<y, x>`` segmentation centroid.
+
+        Latched on the first frame where every grounded object is visible, until the subgoal
+        changes; falls back to the simple text while an object is not visible.
+        """
+        e = self.current_entry
+        if e is None:
+            return ""
+        idx = self.checker.index
+        if idx in self._latched:
+            return self._latched[idx]
+        if not e.ground:
+            self._latched[idx] = e.template
+            return e.template
+        if seg is None:
+            seg = self.render_front(segmentation=True)["segmentation"]
+        text = e.template
+        for obj in e.ground:
+            ys, xs = np.nonzero(seg == self.seg_id(obj))
+            if len(ys) == 0:
+                return e.name
+            text = text.replace("<>", f"<{int(ys.mean())}, {int(xs.mean())}>", 1)
+        self._latched[idx] = text
+        return text

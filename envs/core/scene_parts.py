@@ -1,0 +1,65 @@
+"""Scene parts many tasks share: the button, cubes sampled in a region, the target disc."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from envs.core import primitives as P
+from envs.core.sampling import Footprint, TablePlacer
+
+
+@dataclass(frozen=True)
+class Placed:
+    """A sampled object: what it is and where it goes (x, y, yaw)."""
+
+    label: str
+    x: float
+    y: float
+    yaw: float = 0.0
+
+
+def sample_button(rng: np.random.Generator, nominal=(-0.2, 0.0), offset=(0.05, 0.2)) -> Placed:
+    x = nominal[0] + rng.uniform(-offset[0], offset[0])
+    y = nominal[1] + rng.uniform(-offset[1], offset[1])
+    return Placed("button", float(x), float(y))
+
+
+def button_keep_out(b: Placed) -> Footprint:
+    return Footprint(b.x, b.y, P.BUTTON_KEEP_OUT_HALF, P.BUTTON_KEEP_OUT_HALF)
+
+
+def sample_cubes(placer: TablePlacer, colours: list[str], center, half, min_gap=0.02, half_size=P.CUBE_HALF) -> list[Placed]:
+    out = []
+    for c in colours:
+        fp = placer.place(center, half, half_size, min_gap=min_gap, what=f"{c} cube")
+        out.append(Placed(c, fp.x, fp.y, fp.yaw))
+    return out
+
+
+def sample_target(placer: TablePlacer, label: str, center, half, radius=0.04, min_gap=0.02) -> Placed:
+    fp = placer.place(center, half, radius, circle=True, yaw=0.0, min_gap=min_gap, what=label)
+    return Placed(label, fp.x, fp.y)
+
+
+def pose_cube(env, actor, p: Placed, half=P.CUBE_HALF) -> None:
+    env.set_xyz(actor, [p.x, p.y, half], P.yaw_quat(p.yaw))
+
+
+def pose_flat(env, actor, p: Placed, z: float = 0.003) -> None:
+    env.set_xyz(actor, [p.x, p.y, z])
+
+
+def pose_button(env, button, p: Placed) -> None:
+    import sapien
+
+    button.set_pose(sapien.Pose(p=[p.x, p.y, 0.0]))
+    button.set_qpos(np.zeros((1, 1)))
+
+
+class ButtonMixin:
+    """Press detection with a rising edge, shared by every task with a button."""
+
+    def button_pressed(self, button) -> bool:
+        return P.button_depth(button) > P.BUTTON_PRESSED_DEPTH

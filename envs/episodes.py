@@ -1,0 +1,128 @@
+"""Which episode is which: the benchmark's split bases, task codes, seed formula and difficulty.
+
+An episode is always named explicitly by an :class:`EpisodeSpec` and passed to
+``env.reset(seed=spec.env_seed, options={"episode": spec})``; nothing is derived from how many
+times an env has been reset, so paired comparisons across conditions see the same scene.
+
+The seed formula is ``split_base + task_code * M + 100 * episode + r``. ``r`` is a retry offset:
+the benchmark's generator re-draws a scene its own oracle cannot solve. Ours does the same with
+our scripted solvers; the offsets live in ``envs/manifests/<split>.json`` and
+``scripts/build_manifest.py`` regenerates them.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from functools import lru_cache
+from pathlib import Path
+
+TASK_CODES: dict[str, int] = {
+    "PickXtimes": 1,
+    "StopCube": 2,
+    "SwingXtimes": 3,
+    "BinFill": 4,
+    "VideoUnmaskSwap": 5,
+    "VideoUnmask": 6,
+    "ButtonUnmaskSwap": 7,
+    "ButtonUnmask": 8,
+    "VideoRepick": 9,
+    "VideoPlaceButton": 10,
+    "VideoPlaceOrder": 11,
+    "PickHighlight": 12,
+    "InsertPeg": 13,
+    "MoveCube": 14,
+    "PatternLock": 15,
+    "RouteStick": 16,
+}
+
+SUITES: dict[str, tuple[str, ...]] = {
+    "counting": ("BinFill", "PickXtimes", "SwingXtimes", "StopCube"),
+    "permanence": ("VideoUnmask", "ButtonUnmask", "VideoUnmaskSwap", "ButtonUnmaskSwap"),
+    "reference": ("PickHighlight", "VideoRepick", "VideoPlaceButton", "VideoPlaceOrder"),
+    "imitation": ("MoveCube", "InsertPeg", "PatternLock", "RouteStick"),
+}
+ALL_TASKS: tuple[str, ...] = tuple(t for suite in SUITES.values() for t in suite)
+
+
+@dataclass(frozen=True)
+class SplitSpec:
+    base: int
+    multiplier: int
+    size: int
+    max_retry: int
+
+
+SPLITS: dict[str, SplitSpec] = {
+    "train": SplitSpec(base=0, multiplier=1000, size=100, max_retry=7),
+    "test": SplitSpec(base=500_000, multiplier=10_000, size=50, max_retry=4),
+    "val": SplitSpec(base=1_000_000, multiplier=10_000, size=50, max_retry=4),
+}
+
+DIFFICULTY_BY_INDEX_MOD_4 = ("easy", "easy", "medium", "hard")
+MANIFEST_DIR = Path(__file__).parent / "manifests"
+
+
+@dataclass(frozen=True)
+class EpisodeSpec:
+    """One fixed benchmark episode: the scene is a pure function of these fields."""
+
+    task: str
+    split: str
+    episode_idx: int
+    env_seed: int
+    difficulty: str
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def check_task(task: str) -> str:
+    """Return ``task`` if it is one of the 16 tasks, else raise naming it (with a close match)."""
+    if task in TASK_CODES:
+        return task
+    import difflib
+
+    close = difflib.get_close_matches(task, ALL_TASKS, n=1)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    raise ValueError(f"unknown task {task!r}{hint} (known: {', '.join(ALL_TASKS)})")
+
+
+def check_split(split: str) -> SplitSpec:
+    if split not in SPLITS:
+        raise ValueError(f"unknown split {split!r} (known: {', '.join(SPLITS)})")
+    return SPLITS[split]
+
+
+def base_seed(task: str, split: str, episode_idx: int) -> int:
+    """The seed before any retry offset."""
+    sp = check_split(split)
+    check_task(task)
+    if not isinstance(episode_idx, int) or not 0 <= episode_idx < sp.size:
+        raise ValueError(
+            f"episode index {episode_idx!r} is out of range for split {split!r} (0..{sp.size - 1})"
+        )
+    return sp.base + TASK_CODES[task] * sp.multiplier + 100 * episode_idx
+
+
+def difficulty_for(episode_idx: int) -> str:
+    return DIFFICULTY_BY_INDEX_MOD_4[episode_idx % 4]
+
+
+@lru_cache(maxsize=None)
+def _manifest(split: str) -> dict:
+    path = MANIFEST_DIR / f"{split}.json"
+    if not path.exists():
+        return {}
+    return json.loads(path.read_text())
+
+
+def retry_offset(task: str, split: str, episode_idx: int) -> int:
+    """Offset stored by ``scripts/build_manifest.py``; 0 when the manifest has no entry."""
+    return int(_manifest(split).get(task, {}).get(str(episode_idx), 0))
+
+
+def episode_spec(task: str, episode_idx: int, split: str = "test") -> EpisodeSpec:
+    """The manifest's spec for ``(task, split, episode_idx)``."""
+    seed = base_seed(task, split, episode_idx) + retry_offset(task, split, episode_idx)
+    return EpisodeSpec(task, split, episode_idx, seed, difficulty_for(episode_idx))

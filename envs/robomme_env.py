@@ -1,0 +1,187 @@
+"""The benchmark-facing env: conditioning video inside ``reset``, step budget, status, errors.
+
+``RoboMMEEnv`` wraps one ManiSkill task (``envs.tasks.*``) and gives it the benchmark's episode
+semantics:
+
+* ``reset(seed=..., options={"episode": EpisodeSpec})`` builds the scene of that episode and, for
+  the video tasks, runs the scripted demonstration. The demonstration frames are returned in
+  ``info["video"]`` (a :class:`DemoVideo`: front frames, wrist frames, joint states and the
+  absolute clock of each, in the order the scene showed them); the observation is the current
+  frame, so ``video.front + [obs["front_rgb"]]`` is the benchmark's list-valued observation.
+* The step budget (``max_steps``, default 1300) counts only steps after the video; the episode
+  is truncated once it is exceeded. Scene animations keep the absolute clock, which includes the
+  video steps.
+* ``info["status"]`` is ``ongoing``, ``success``, ``fail``, ``timeout`` or ``error``; an
+  exception inside the simulator becomes ``error`` with the message, never a failure.
+* Frames are rendered only on request: ``render_stride`` renders the front camera every k policy
+  steps (0 = never) and ``front_frame()`` renders it now.
+"""
+
+from __future__ import annotations
+
+import traceback
+from dataclasses import dataclass, field
+
+import gymnasium as gym
+import numpy as np
+
+from envs.core.base_task import RoboMMETask
+from envs.core.solvers import Executor
+from envs.episodes import EpisodeSpec
+
+
+@dataclass
+class DemoVideo:
+    front: list[np.ndarray] = field(default_factory=list)
+    wrist: list[np.ndarray] = field(default_factory=list)
+    joint_state: list[np.ndarray] = field(default_factory=list)
+    clock: list[int] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.front)
+
+
+class RoboMMEEnv(gym.Wrapper):
+    def __init__(
+        self,
+        env: RoboMMETask,
+        max_steps: int = 1300,
+        render_stride: int = 0,
+        video_stride: int = 1,
+        wrist: bool = False,
+        demo_step_cap: int = 3000,
+    ):
+        super().__init__(env)
+        if max_steps <= 0:
+            raise ValueError(f"max_steps must be positive, got {max_steps!r}")
+        self.max_steps = max_steps
+        self.render_stride = render_stride
+        self.video_stride = max(1, video_stride)
+        self.wrist = wrist
+        self.demo_step_cap = demo_step_cap
+        self.steps = 0
+        self.status = "ongoing"
+        self.error: str | None = None
+        self.spec_episode: EpisodeSpec | None = None
+
+    @property
+    def task(self) -> RoboMMETask:
+        return self.env.unwrapped
+
+    # ------------------------------------------------------------------ observation
+    def front_frame(self) -> np.ndarray:
+        return self.task.render_front()["rgb"]
+
+    def _obs(self, render: bool) -> dict:
+        t = self.task
+        q = t.qpos()
+        return {
+            "front_rgb": self.front_frame() if render else None,
+            "wrist_rgb": t.render_wrist() if (render and self.wrist) else None,
+            "joint_state": q[:7].copy(),
+            "gripper_state": (q[7:9].copy() if q.shape[0] >= 9 else np.zeros(2, np.float32)),
+            "step": self.steps,
+        }
+
+    def _info(self) -> dict:
+        t = self.task
+        return {
+            "goal": t.goal_texts()[0],
+            "task_goal": t.goal_texts(),
+            "subgoal": t.simple_subgoal(),
+            "status": self.status,
+            "clock": t.clock,
+            "steps": self.steps,
+            "subgoal_index": t.checker.index if t.checker else 0,
+            "error": self.error,
+        }
+
+    def oracle_subgoal(self) -> str:
+        """The grounded ground-truth subgoal (renders a segmentation frame at subgoal onset)."""
+        return self.task.grounded_subgoal()
+
+    # ------------------------------------------------------------------ episode
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        options = dict(options or {})
+        spec = options.get("episode")
+        if spec is not None and not isinstance(spec, EpisodeSpec):
+            raise TypeError(f"options['episode'] must be an EpisodeSpec, got {type(spec).__name__}")
+        if spec is not None and spec.task != self.task.TASK:
+            raise ValueError(f"episode for task {spec.task!r} given to a {self.task.TASK} env")
+        self.spec_episode = spec
+        self.env.reset(seed=seed, options=options)
+        self.steps, self.status, self.error = 0, "ongoing", None
+        video = self._play_demonstration()
+        info = self._info()
+        info["video"] = video
+        self._update_status()
+        return self._obs(render=True), info
+
+    def _play_demonstration(self) -> DemoVideo:
+        """Run the demonstration entries with the scripted solvers; record the shown frames."""
+        t = self.task
+        video = DemoVideo()
+        entry = t.current_entry
+        if entry is None or not entry.demonstration:
+            return video
+        ex = Executor(t)
+        steps = 0
+        while entry is not None and entry.demonstration:
+            index = t.checker.index
+            ex.sync()
+            # the same options the scripted policy executes
+            motion = ex.guarded(t.motion(entry.option, entry.target, ex, entry.params), entry.name)
+            for action in motion:
+                self._demo_step(action, entry, video)
+                steps += 1
+                if t.checker.index != index or steps > self.demo_step_cap:
+                    break
+            # a solver that finished before its entry succeeded holds still until it does
+            while t.checker.index == index and steps <= self.demo_step_cap and not t.checker.failed:
+                self._demo_step(ex.action(), entry, video)
+                steps += 1
+            if steps > self.demo_step_cap or t.checker.failed:
+                raise RuntimeError(f"{t.TASK}: the demonstration did not complete '{entry.name}' ({ex.failures})")
+            entry = t.current_entry
+        return video
+
+    def _demo_step(self, action, entry, video: DemoVideo) -> None:
+        t = self.task
+        self.env.step(action)
+        if entry.record and t.clock % self.video_stride == 0:
+            video.front.append(self.front_frame())
+            if self.wrist:
+                video.wrist.append(t.render_wrist())
+            video.joint_state.append(t.qpos()[:7].copy())
+            video.clock.append(t.clock)
+
+    def _update_status(self) -> None:
+        c = self.task.checker
+        if self.status == "error":
+            return
+        if c.failed:
+            self.status = "fail"
+        elif c.success:
+            self.status = "success"
+        elif self.steps >= self.max_steps:
+            self.status = "timeout"
+        else:
+            self.status = "ongoing"
+
+    def step(self, action):
+        if self.status != "ongoing":
+            raise RuntimeError(f"step() called on a finished episode (status {self.status!r}); call reset()")
+        try:
+            self.env.step(np.asarray(action, dtype=np.float32))
+            self.steps += 1
+            self._update_status()
+            render = self.render_stride > 0 and self.steps % self.render_stride == 0
+            obs = self._obs(render=render)
+        except Exception as exc:  # the simulator itself broke: an error, not a failure
+            self.status = "error"
+            self.error = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=3)}"
+            obs = {"front_rgb": None, "wrist_rgb": None, "joint_state": np.zeros(7, np.float32), "gripper_state": np.zeros(2, np.float32), "step": self.steps}
+        info = self._info()
+        terminated = self.status in ("success", "fail", "error")
+        truncated = self.status == "timeout"
+        return obs, 0.0, terminated, truncated, info

@@ -1,0 +1,111 @@
+"""The CPU default low-level policy: executes a grounded subgoal with the task's scripted solver.
+
+It stands in for π0.5 on machines without a GPU, and keeps the property that matters for memory
+research: **the point in the subgoal decides what is acted on.** The subgoal's verb selects an
+executor option (the task's ``OPTION_PATTERNS``), and the ``<y, x>`` point selects the candidate
+object whose projected centre is nearest to it in the current front view; a wrong memory read
+therefore produces a wrong action. A subgoal without a point acts on the candidate its words name
+(colour word) or on the only candidate.
+
+The plan is cached while the subgoal text is unchanged. ``noise`` injects the benchmark's kind of
+execution failure (a grasp from too high, an offset grasp), seeded per episode by the run seed,
+so policy seeds mean something on the CPU default.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from envs.core import solvers as S
+from policies.base import Policy
+
+
+@dataclass(frozen=True)
+class ScriptedNoise:
+    """Probability of one failed grasp attempt per pick, and its size."""
+
+    p_fail_grasp: float = 0.0
+    high_dz: float = 0.03
+    offset_xy: float = 0.03
+
+
+_POINT = re.compile(r"<\s*(-?\d+)\s*,\s*(-?\d+)\s*>")
+
+
+class ScriptedPolicy(Policy):
+    def __init__(self, env, horizon: int = 16, noise: ScriptedNoise = ScriptedNoise()):
+        self.env = env  # the RoboMMEEnv (or anything whose .unwrapped is a RoboMMETask)
+        self.horizon = horizon
+        self.noise = noise
+        self._text: str | None = None
+        self._motion = None
+        self._ex: S.Executor | None = None
+        self.rng = np.random.default_rng(0)
+        self.resolutions: list[dict] = []
+
+    @property
+    def task(self):
+        return self.env.unwrapped
+
+    def reset(self, seed: int) -> None:
+        self._text, self._motion, self._ex = None, None, None
+        self.rng = np.random.default_rng(seed)
+        self.resolutions = []
+
+    # ------------------------------------------------------------------ subgoal -> motion
+    def resolve(self, text: str):
+        """Subgoal text -> (option, target object) in the current scene, or None."""
+        t = self.task
+        low = text.strip().lower()
+        option = next((opt for pat, opt in t.OPTION_PATTERNS if re.search(pat, low)), None)
+        if option is None:
+            return None
+        cands = t.candidates(option)
+        if not cands:
+            return option, None
+        pts = [(int(m.group(1)), int(m.group(2))) for m in _POINT.finditer(text)]
+        if pts:
+            y, x = pts[0]
+            d = [np.hypot(*(np.array(t.project(t.pos_of(a))) - (y, x))) for _, a in cands]
+            return option, cands[int(np.argmin(d))][1]
+        named = [a for label, a in cands if label in low]
+        if named:
+            return option, named[0]
+        return option, cands[0][1] if len(cands) == 1 else None
+
+    def _start(self, text: str):
+        t = self.task
+        if self._ex is None:
+            self._ex = S.Executor(t)
+        self._ex.sync()
+        resolved = self.resolve(text)
+        self.resolutions.append({"subgoal": text, "option": None if resolved is None else resolved[0]})
+        if resolved is None or resolved[1] is None and resolved[0] not in ("wait",):
+            return iter(())
+        option, target = resolved
+        params = {}
+        if option == "pick" and self.noise.p_fail_grasp > 0 and self.rng.random() < self.noise.p_fail_grasp:
+            params["failed_grasp"] = "z" if self.rng.random() < 0.5 else "xy"
+        return self._ex.guarded(t.motion(option, target, self._ex, params), text)
+
+    def infer(self, obs: dict) -> np.ndarray:
+        text = obs["subgoal"]
+        if text != self._text:
+            self._text = text
+            self._motion = self._start(text) if text else iter(())
+        chunk = []
+        for _ in range(self.horizon):
+            a = next(self._motion, None)
+            if a is None:  # the motion is over: hold still until the subgoal changes
+                if self._ex is None:
+                    self._ex = S.Executor(self.task)
+                a = self._ex.action()
+            chunk.append(a)
+        return np.stack(chunk).astype(np.float32)
+
+    @property
+    def failures(self) -> list[str]:
+        return [] if self._ex is None else list(self._ex.failures)
