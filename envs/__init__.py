@@ -16,13 +16,35 @@ from envs.episodes import ALL_TASKS, SUITES, EpisodeSpec, check_task, episode_sp
 # task name -> "module:Class"; a task appears here once it is implemented
 TASK_CLASSES: dict[str, str] = {
     "PickXtimes": "envs.tasks.pick_xtimes:PickXtimes",
+    "SwingXtimes": "envs.tasks.swing_xtimes:SwingXtimes",
+    "BinFill": "envs.tasks.bin_fill:BinFill",
+    "StopCube": "envs.tasks.stop_cube:StopCube",
+    "VideoUnmask": "envs.tasks.video_unmask:VideoUnmask",
+    "ButtonUnmask": "envs.tasks.button_unmask:ButtonUnmask",
+    "VideoUnmaskSwap": "envs.tasks.video_unmask_swap:VideoUnmaskSwap",
+    "ButtonUnmaskSwap": "envs.tasks.button_unmask_swap:ButtonUnmaskSwap",
+    "PickHighlight": "envs.tasks.pick_highlight:PickHighlight",
+    "VideoRepick": "envs.tasks.video_repick:VideoRepick",
+    "VideoPlaceButton": "envs.tasks.video_place_button:VideoPlaceButton",
+    "VideoPlaceOrder": "envs.tasks.video_place_order:VideoPlaceOrder",
+    "MoveCube": "envs.tasks.move_cube:MoveCube",
+    "InsertPeg": "envs.tasks.insert_peg:InsertPeg",
+    "PatternLock": "envs.tasks.pattern_lock:PatternLock",
+    "RouteStick": "envs.tasks.route_stick:RouteStick",
 }
+
+
+def implemented_tasks() -> list[str]:
+    """Tasks whose module exists in this checkout."""
+    import importlib.util
+
+    return [t for t, path in TASK_CLASSES.items() if importlib.util.find_spec(path.split(":")[0]) is not None]
 
 
 def task_class(task: str):
     check_task(task)
-    if task not in TASK_CLASSES:
-        raise NotImplementedError(f"task {task!r} is not implemented yet (implemented: {', '.join(TASK_CLASSES)})")
+    if task not in implemented_tasks():
+        raise NotImplementedError(f"task {task!r} is not implemented yet (implemented: {', '.join(implemented_tasks())})")
     module, name = TASK_CLASSES[task].split(":")
     return getattr(importlib.import_module(module), name)
 

@@ -11,6 +11,7 @@ Rendering is on demand: the env runs with ``obs_mode="none"`` so a step costs ph
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -27,6 +28,14 @@ REST_QPOS = np.array([0.0, 0.0, 0.0, -np.pi / 2, 0.0, np.pi / 2, np.pi / 4])
 FRONT_EYE = [0.3, 0.0, 0.4]
 FRONT_TARGET = [0.0, 0.0, -0.2]
 IMAGE_SIZE = 256
+
+
+@dataclass(frozen=True)
+class HistorySlot:
+    """A decision only the past can settle: ``name`` (e.g. "which container") and the options."""
+
+    name: str
+    alternatives: tuple[str, ...]
 
 
 class RoboMMETask(BaseEnv):
@@ -69,6 +78,15 @@ class RoboMMETask(BaseEnv):
 
     def goal_texts(self) -> list[str]:
         raise NotImplementedError
+
+    def history_slot(self) -> "HistorySlot | None":
+        """The history-dependent decision of the current subgoal, if any.
+
+        Returns the slot's name and every grounded subgoal text a memoryless predictor could
+        equally propose from the current view (the correct one included). The HistoryBlind
+        composer draws among them; tasks document their slots in the README's slot table.
+        """
+        return None
 
     def truth(self) -> dict[str, Any]:
         """Privileged ground truth for audits and the oracle arm; never for the memory."""
@@ -232,6 +250,16 @@ class RoboMMETask(BaseEnv):
     def simple_subgoal(self) -> str:
         e = self.current_entry
         return "" if e is None else e.name
+
+    def point_of(self, obj) -> str:
+        """``<y, x>`` of an object's projected centre (cheap grounding for alternatives)."""
+        y, x = self.project(self.pos_of(obj))
+        return f"<{int(np.clip(y, 0, 255))}, {int(np.clip(x, 0, 255))}>"
+
+    def ground_template(self, template: str, *objs) -> str:
+        for o in objs:
+            template = template.replace("<>", self.point_of(o), 1)
+        return template
 
     @staticmethod
     def seg_id(obj) -> int:

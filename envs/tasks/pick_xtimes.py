@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from envs.core import primitives as P
-from envs.core.base_task import RoboMMETask
+from envs.core.base_task import HistorySlot, RoboMMETask
 from envs.core.checker import SubgoalEntry
 from envs.core.language import number_word, ordinal_word
 from envs.core.sampling import TablePlacer
@@ -139,6 +139,18 @@ class PickXtimes(ButtonMixin, RoboMMETask):
         if option == "press":
             return [("button", self.button)]
         return []
+
+    def history_slot(self):
+        """After a place, only the count of past places says: pick again, or press the button."""
+        e = self.current_entry
+        if e is None or e.option not in ("pick", "press"):
+            return None
+        if e.option == "pick" and e.params["repetition"] == 1:
+            return None  # the first pick is never in doubt
+        k = sum(1 for x in self.checker.entries[: self.checker.index] if x.option == "place") + 1
+        pick = self.ground_template(f"pick up the {self.colour} cube at <> for the {ordinal_word(min(k, 10))} time", self.cube)
+        press = self.ground_template("press the button at <> to stop", P.button_cap(self.button))
+        return HistorySlot("repeat or stop", (pick, press))
 
     def truth(self) -> dict:
         done = sum(1 for e in self.checker.entries[: self.checker.index] if e.option == "place")
