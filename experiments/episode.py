@@ -1,0 +1,94 @@
+"""One episode of the hierarchical loop: composer → (memory) → scripted/π0.5 policy → env.
+
+``run_episode`` is the single place where an episode is played; the harness, the benchmarks and
+the tests all go through it. Every ``horizon`` steps the composer proposes a subgoal from the
+current view, the memory (if any) revises it, and the policy executes it. Outside the memory, the
+episode is audited against the env's privileged truth: each executed subgoal is resolved to the
+object it would act on and compared with the oracle subgoal's object, so a memory read is scored
+right or wrong without the memory ever seeing the truth.
+"""
+
+from __future__ import annotations
+
+import time
+import traceback
+from dataclasses import dataclass, field
+from typing import Any
+
+from envs.episodes import EpisodeSpec
+from experiments.records import EpisodeResult
+from policies.base import PolicyError
+
+
+@dataclass
+class EpisodeParts:
+    """What an episode runs with (built by ``experiments.unit`` from a condition)."""
+
+    env: Any  # outermost subgoal-level wrapper
+    composer: Any
+    memory: Any | None = None
+    condition: str = "oracle"
+    seed: int = 0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def _resolution(resolver, text: str):
+    r = resolver.resolve(text) if text else None
+    if r is None:
+        return None
+    option, target = r
+    return option, (None if target is None else id(target))
+
+
+def run_episode(spec: EpisodeSpec, parts: EpisodeParts, max_decisions: int = 10_000) -> EpisodeResult:
+    from policies.scripted import ScriptedPolicy
+
+    env, composer = parts.env, parts.composer
+    low = env.get_wrapper_attr("low") if hasattr(env, "get_wrapper_attr") else env
+    t0 = time.perf_counter()
+    steps, status, error = 0, "error", None
+    subgoals: list[dict] = []
+    audit = {"decisions": 0, "matches_oracle": 0, "rewrites": 0, "rewrites_right": 0, "rewrites_wrong": 0}
+    try:
+        obs, info = env.reset(options={"episode": spec})
+        video = info.get("video")
+        composer.reset(info["goal"], parts.seed, [] if video is None else list(video.front))
+        resolver = ScriptedPolicy(low)
+        done = False
+        while not done and len(subgoals) < max_decisions:
+            oracle = low.oracle_subgoal()
+            proposed = composer.propose(obs, info)
+            if proposed is None:
+                proposed = ""  # no proposal: the policy holds still this chunk
+            obs, _, terminated, truncated, info = env.step(proposed)
+            executed = info.get("revised", proposed)
+            right = _resolution(resolver, executed) == _resolution(resolver, oracle)
+            audit["decisions"] += 1
+            audit["matches_oracle"] += int(right)
+            if info.get("rewritten"):
+                audit["rewrites"] += 1
+                audit["rewrites_right" if right else "rewrites_wrong"] += 1
+            if not subgoals or subgoals[-1]["executed"] != executed or subgoals[-1]["oracle"] != oracle:
+                subgoals.append({"step": info["steps"], "oracle": oracle, "proposed": proposed, "executed": executed, "right": right})
+            done = terminated or truncated
+        status, steps, error = info["status"], info["steps"], info.get("error")
+        if status == "ongoing":
+            status, error = "error", f"stopped after {max_decisions} decisions without an outcome"
+    except PolicyError as exc:
+        status, error = "error", f"{type(exc).__name__}: {exc}"
+    except Exception as exc:  # a crash of any part is an error of this episode, never a fail
+        status, error = "error", f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=4)}"
+    memory_diag: dict[str, Any] = {}
+    if parts.memory is not None:
+        try:
+            memory_diag = dict(parts.memory.diagnostics())
+        except Exception as exc:  # diagnostics must never lose the episode
+            memory_diag = {"diagnostics_error": repr(exc)}
+        memory_diag.update({k: v for k, v in audit.items()})
+    timings = dict(env.get_wrapper_attr("timings"))
+    return EpisodeResult(
+        task=spec.task, split=spec.split, episode=spec.episode_idx, env_seed=spec.env_seed, seed=parts.seed,
+        condition=parts.condition, difficulty=spec.difficulty, status=status, success=status == "success",
+        steps=steps, error=error, wall_s=time.perf_counter() - t0, timings=timings, subgoals=subgoals,
+        n_subgoals=len(subgoals), memory=memory_diag or {"audit": audit},
+    )

@@ -1,0 +1,87 @@
+"""From a work unit ``(task, split, episode, condition, seed)`` to one result row.
+
+Builds the env stack for the unit's condition and plays the episode with ``run_episode``. Envs
+are cached per task inside a worker process (building a SAPIEN scene and compiling shaders costs
+seconds); the scene itself is rebuilt by every reset, so nothing leaks from one episode into the
+next.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from envs import make_env
+from envs.episodes import episode_spec
+from experiments.conditions import condition_from_name
+from experiments.episode import EpisodeParts, run_episode
+from experiments.records import EpisodeResult, WorkUnit
+
+
+@lru_cache(maxsize=4)
+def _low_env(task: str, max_steps: int, wrist: bool):
+    return make_env(task, max_steps=max_steps, wrist=wrist)
+
+
+def build_policy(cfg, low):
+    if cfg.policy == "scripted":
+        from policies.scripted import ScriptedPolicy
+
+        return ScriptedPolicy(low, horizon=cfg.horizon), False
+    if cfg.policy == "openpi":
+        from policies.base import ActionHorizon
+        from policies.openpi_client import OpenPIPolicy
+
+        inner = OpenPIPolicy(host=cfg.openpi_host, port=cfg.openpi_port,
+                             connect_timeout_s=cfg.openpi_connect_timeout_s, recv_timeout_s=cfg.openpi_recv_timeout_s)
+        return ActionHorizon(inner, cfg.horizon), True
+    if cfg.policy == "lerobot":
+        from policies.lerobot_policy import LeRobotPI05Policy
+
+        return LeRobotPI05Policy.from_config(cfg), True
+    raise ValueError(f"unknown policy {cfg.policy!r}")
+
+
+def build_composer(kind: str, cfg, env):
+    from policies.composers import HistoryBlindComposer, OracleComposer
+
+    if kind == "oracle":
+        return OracleComposer(env)
+    if kind == "history-blind":
+        return HistoryBlindComposer(env, p=cfg.history_blind_p)
+    if kind == "vlm":
+        from policies.vlm import VLMComposer
+
+        return VLMComposer.from_config(cfg)
+    raise ValueError(f"unknown composer {kind!r}")
+
+
+def build_parts(unit: WorkUnit, cfg, video_path=None) -> EpisodeParts:
+    from wrappers.subgoal_execution import SubgoalExecution
+
+    cond = condition_from_name(unit.condition)
+    low = _low_env(unit.task, cfg.max_steps, cfg.policy != "scripted")
+    policy, needs_images = build_policy(cfg, low)
+    policy.reset(unit.seed)
+    uses_memory = cond.memory or cond.recent_window is not None
+    stride = cfg.render_stride if uses_memory else 0
+    env = SubgoalExecution(low, policy, horizon=cfg.horizon, frame_stride=stride, render_query=uses_memory or cfg.composer == "vlm",
+                           policy_needs_images=needs_images)
+    memory = None
+    if uses_memory:
+        from experiments.memory_factory import build_memory
+        from wrappers.memory_layer import MemoryLayer
+
+        memory = build_memory(cond)
+        env = MemoryLayer(env, memory, window=cond.recent_window)
+    if video_path is not None:
+        from wrappers.record_episode import RecordEpisode
+
+        env = RecordEpisode(env, video_path)
+    composer = build_composer(cfg.composer_for(cond), cfg, low)
+    return EpisodeParts(env=env, composer=composer, memory=memory, condition=unit.condition, seed=unit.seed)
+
+
+def run_unit(unit: WorkUnit, cfg, video_path=None) -> EpisodeResult:
+    spec = episode_spec(unit.task, unit.episode, unit.split)
+    parts = build_parts(unit, cfg, video_path)
+    return run_episode(spec, parts)

@@ -1,0 +1,61 @@
+"""Subgoal composers that run on a CPU: the oracle ceiling and the memoryless baseline.
+
+``OracleComposer`` returns the env's ground-truth grounded subgoal.
+
+``HistoryBlindComposer`` is the no-memory baseline. Principle: a predictor without memory can
+do everything the current view allows, but every decision that depends on the past is a guess.
+It takes the oracle's subgoal and, where the task declares a history-dependent slot
+(``task.history_slot()``: which container, which cube, which target, repeat or stop, which
+direction...), replaces it with a uniform draw among the alternatives the current view offers,
+with probability ``p``. The draw is made when the oracle subgoal changes and held while it stays
+the same (a real predictor would keep proposing the same thing from the same view), and the
+random stream is seeded per episode, so the baseline is deterministic.
+
+The VLM composer (a real vision-language model) lives in ``policies/vlm.py``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from policies.base import Composer
+
+
+class OracleComposer(Composer):
+    def __init__(self, env):
+        self.env = env
+
+    def reset(self, goal: str, seed: int, demo_frames) -> None:
+        pass
+
+    def propose(self, obs: dict, info: dict) -> str | None:
+        return self.env.get_wrapper_attr("oracle_subgoal")()
+
+
+class HistoryBlindComposer(Composer):
+    def __init__(self, env, p: float = 1.0):
+        if not 0.0 <= p <= 1.0:
+            raise ValueError(f"history-blind probability must be in [0, 1], got {p!r}")
+        self.env = env
+        self.p = p
+        self.rng = np.random.default_rng(0)
+        self._key: tuple | None = None
+        self._held: str | None = None
+        self.draws: list[dict] = []
+
+    def reset(self, goal: str, seed: int, demo_frames) -> None:
+        self.rng = np.random.default_rng([seed, 0x5EED])
+        self._key, self._held, self.draws = None, None, []
+
+    def propose(self, obs: dict, info: dict) -> str | None:
+        oracle = self.env.get_wrapper_attr("oracle_subgoal")()
+        key = (info.get("subgoal_index"), oracle)
+        if key != self._key:
+            self._key = key
+            self._held = oracle
+            slot = self.env.unwrapped.history_slot()
+            if slot is not None and len(slot.alternatives) > 1 and self.rng.random() < self.p:
+                self._held = slot.alternatives[int(self.rng.integers(len(slot.alternatives)))]
+                self.draws.append({"step": info.get("steps"), "slot": slot.name, "oracle": oracle,
+                                   "drawn": self._held, "n_options": len(slot.alternatives)})
+        return self._held
