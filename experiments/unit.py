@@ -35,9 +35,13 @@ def build_policy(cfg, low):
                              connect_timeout_s=cfg.openpi_connect_timeout_s, recv_timeout_s=cfg.openpi_recv_timeout_s)
         return ActionHorizon(inner, cfg.horizon), True
     if cfg.policy == "lerobot":
+        from policies.base import ActionHorizon
         from policies.lerobot_policy import LeRobotPI05Policy
 
-        return LeRobotPI05Policy.from_config(cfg), True
+        path = getattr(cfg, "lerobot_path", None)
+        if not path:
+            raise ValueError("--policy lerobot needs --lerobot-path (a local PI05 checkpoint directory)")
+        return ActionHorizon(LeRobotPI05Policy(path), cfg.horizon), True
     raise ValueError(f"unknown policy {cfg.policy!r}")
 
 
@@ -51,7 +55,9 @@ def build_composer(kind: str, cfg, env):
     if kind == "vlm":
         from policies.vlm import VLMComposer
 
-        return VLMComposer.from_config(cfg)
+        if cfg.vlm_endpoint:
+            return VLMComposer.from_url(cfg.vlm_endpoint, cfg.vlm_model)
+        return VLMComposer.from_local(cfg.vlm_model)
     raise ValueError(f"unknown composer {kind!r}")
 
 
