@@ -9,12 +9,14 @@ next.
 from __future__ import annotations
 
 from functools import lru_cache
+from pathlib import Path
 
 from envs import make_env
 from envs.episodes import episode_spec
 from experiments.conditions import condition_from_name
 from experiments.episode import EpisodeParts, run_episode
 from experiments.records import EpisodeResult, WorkUnit
+from experiments.results import video_path
 
 
 @lru_cache(maxsize=4)
@@ -87,7 +89,18 @@ def build_parts(unit: WorkUnit, cfg, video_path=None) -> EpisodeParts:
     return EpisodeParts(env=env, composer=composer, memory=memory, condition=unit.condition, seed=unit.seed)
 
 
-def run_unit(unit: WorkUnit, cfg, video_path=None) -> EpisodeResult:
+def run_unit(unit: WorkUnit, cfg) -> EpisodeResult:
+    """Play one unit. With ``cfg.video``, the first ``cfg.max_videos`` episodes of every
+    (task, condition, seed) are recorded to ``<out>/videos/<condition>/s<seed>/<task>_ep<i>_<outcome>.mp4``."""
     spec = episode_spec(unit.task, unit.episode, unit.split)
-    parts = build_parts(unit, cfg, video_path)
-    return run_episode(spec, parts)
+    record = bool(getattr(cfg, "video", False)) and unit.episode < cfg.max_videos
+    tmp = Path(cfg.out) / "videos" / f".{unit.task}_{unit.episode}_{unit.condition}_{unit.seed}.mp4" if record else None
+    parts = build_parts(unit, cfg, tmp)
+    result = run_episode(spec, parts)
+    if tmp is not None:
+        parts.env.close_video()
+        if tmp.exists():
+            final = video_path(cfg.out, unit.task, unit.episode, unit.condition, unit.seed, result.success)
+            final.parent.mkdir(parents=True, exist_ok=True)
+            tmp.replace(final)
+    return result
