@@ -1,0 +1,251 @@
+"""The memory layer the environment wrappers call.
+
+One object per run, reset per episode. Its whole contract with the outside is five
+calls: ``reset`` (goal text and the conditioning video), ``observe`` (every low-level
+frame), ``revise`` (a proposed subgoal in, the subgoal to execute out), ``snapshot``
+(memory as it was at a step) and ``diagnostics``. Inside, it wires together the
+specification (:mod:`memory.spec`), the store (:mod:`memory.store`), the tools
+(:mod:`memory.tools`) and structured access (:mod:`memory.access`).
+
+With ``MemoryConfig(enabled=False)`` every proposal passes through untouched and no
+tool runs, so the stack behaves exactly as it would without a memory layer.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from memory.access import ReadTrace, StructuredAccess, gate_trace
+from memory.frames import Frame
+from memory.records import EntityRecord
+from memory.spec import InstructionSpecifier, MemorySpec, ReadKind, Specifier
+from memory.store import EditOp, MemoryStore, StoreKind
+from memory.tools.base import Tool
+from policies.subgoal_grammar import Point
+
+__all__ = ["MemoryConfig", "MemoryLayer", "Revision"]
+
+
+@dataclass(frozen=True)
+class MemoryConfig:
+    """Switches of the memory layer; each ablation is one field."""
+
+    enabled: bool = True
+    """Master switch. False: ``revise`` returns the proposal unchanged and no tool runs."""
+
+    tool_groups: frozenset[str] | None = None
+    """Tool groups to run (``Tool.group``); ``None`` runs every tool given to the layer."""
+
+    disabled_reads: frozenset[ReadKind] = frozenset()
+    """Read kinds removed from every episode's permissions (e.g. no demonstration references)."""
+
+    use_video: bool = True
+    """Feed the conditioning video to the tools. False: memory starts from the first live frame."""
+
+    agent_decided_access: bool = False
+    """Ablation: read at every subgoal and every noun phrase instead of only history-dependent slots."""
+
+    read_uncertain: bool = False
+    """Also answer from records whose position is uncertain (default: abstain)."""
+
+    record_position_fallback: bool = False
+    """When re-grounding fails, use the record's stored position instead of abstaining."""
+
+    specifier: Specifier | None = field(default=None, compare=False)
+    """``goal -> MemorySpec``; ``None`` uses the deterministic instruction parser."""
+
+    def __post_init__(self) -> None:
+        if self.tool_groups is not None:
+            object.__setattr__(self, "tool_groups", frozenset(self.tool_groups))
+        object.__setattr__(self, "disabled_reads", frozenset(ReadKind(r) for r in self.disabled_reads))
+
+    def to_dict(self) -> dict:
+        return {
+            "enabled": self.enabled,
+            "tool_groups": None if self.tool_groups is None else sorted(self.tool_groups),
+            "disabled_reads": sorted(r.value for r in self.disabled_reads),
+            "use_video": self.use_video,
+            "agent_decided_access": self.agent_decided_access,
+            "read_uncertain": self.read_uncertain,
+            "record_position_fallback": self.record_position_fallback,
+            "specifier": "instruction" if self.specifier is None else type(self.specifier).__name__,
+        }
+
+
+@dataclass(frozen=True)
+class Revision:
+    """What ``revise`` returns: the text to execute, whether it differs from the proposal, and the last trace."""
+
+    text: str
+    rewritten: bool
+    trace: ReadTrace | None
+
+
+class MemoryLayer:
+    """Episode-scoped memory between a subgoal proposer and the policy.
+
+    Args:
+        config: the switches.
+        tools: the tools to run; those outside ``config.tool_groups`` are ignored.
+
+    Raises:
+        TypeError: if a tool is not a :class:`~memory.tools.base.Tool`.
+        ValueError: if two tools share a name or a stride is not a positive integer.
+    """
+
+    def __init__(self, config: MemoryConfig, tools: Sequence[Tool]) -> None:
+        if not isinstance(config, MemoryConfig):
+            raise TypeError(f"config must be a MemoryConfig, got {config!r}")
+        names: set[str] = set()
+        for tool in tools:
+            if not isinstance(tool, Tool):
+                raise TypeError(f"not a memory Tool: {tool!r}")
+            if tool.name in names:
+                raise ValueError(f"two tools are named {tool.name!r}")
+            if isinstance(tool.stride, bool) or not isinstance(tool.stride, int) or tool.stride < 1:
+                raise ValueError(f"tool {tool.name!r} has stride {tool.stride!r}; it must be an int >= 1")
+            names.add(tool.name)
+        self.config = config
+        self.tools: tuple[Tool, ...] = tuple(
+            t for t in tools if config.tool_groups is None or t.group in config.tool_groups
+        )
+        self._specifier: Specifier = config.specifier or InstructionSpecifier()
+        self.store = MemoryStore()
+        self.spec: MemorySpec | None = None
+        self._access: StructuredAccess | None = None
+        self._traces: list[ReadTrace] = []
+        self._fed: dict[str, int] = {}
+        self._frames: Counter = Counter()
+        self._revisions = 0
+        self._last_step: int | None = None
+
+    # ----------------------------------------------------------------- episode
+
+    def reset(self, goal: str, demo_frames: Sequence[Frame]) -> None:
+        """Start an episode: clear everything, specify from ``goal``, then watch the conditioning video."""
+        self.store.reset()
+        self._traces = []
+        self._fed = {t.name: 0 for t in self.tools}
+        self._frames = Counter()
+        self._revisions = 0
+        self._last_step = None
+        if self.config.enabled:
+            spec = self._specifier(goal).without_reads(self.config.disabled_reads)
+        else:  # pass-through: do not even consult the specifier (it may be an LLM)
+            spec = MemorySpec(goal=goal if isinstance(goal, str) else str(goal))
+        self.spec = spec
+        self._access = StructuredAccess(
+            spec,
+            agent_decided=self.config.agent_decided_access,
+            read_uncertain=self.config.read_uncertain,
+            record_position_fallback=self.config.record_position_fallback,
+        )
+        if not self.config.enabled:
+            return
+        for tool in self.tools:
+            tool.reset(spec, self.store)
+        for frame in demo_frames:
+            if not isinstance(frame, Frame):
+                raise TypeError(f"demo frames must be Frame objects, got {frame!r}")
+            if frame.source != "video":
+                raise ValueError(f"demo frame at step {frame.step} has source {frame.source!r}; expected 'video'")
+            if self.config.use_video:
+                self._feed(frame)
+
+    def observe(self, frame: Frame) -> None:
+        """Feed one low-level frame (``frame.rgb`` may be ``None`` on unrendered steps)."""
+        self._require_reset()
+        if not isinstance(frame, Frame):
+            raise TypeError(f"observe needs a Frame, got {frame!r}")
+        if not self.config.enabled or (frame.source == "video" and not self.config.use_video):
+            return
+        self._feed(frame)
+
+    def _feed(self, frame: Frame) -> None:
+        if self._last_step is not None and frame.step < self._last_step:
+            raise ValueError(
+                f"frame step {frame.step} is earlier than the previous frame's step {self._last_step}; "
+                "steps must keep increasing through the video and the live phase"
+            )
+        self._last_step = frame.step
+        self._frames[frame.source] += 1
+        for tool in self.tools:
+            n = self._fed[tool.name]
+            self._fed[tool.name] = n + 1
+            if n % tool.stride == 0:
+                tool.observe(frame, self.store)
+
+    # ----------------------------------------------------------------- decisions
+
+    def _reground(self, entity: EntityRecord, frame: Frame) -> Point | None:
+        for tool in self.tools:
+            point = tool.reground(entity, frame)
+            if point is not None:
+                return point
+        return None
+
+    def revise(self, proposed: str, frame: Frame) -> Revision:
+        """Return the subgoal to execute for ``proposed`` at ``frame``; abstaining returns it unchanged."""
+        self._require_reset()
+        if not isinstance(proposed, str):
+            raise TypeError(f"proposed subgoal must be a string, got {proposed!r}")
+        if not self.config.enabled:
+            return Revision(proposed, False, None)
+        self._revisions += 1
+        assert self._access is not None and self.spec is not None
+        text, traces = self._access.revise(proposed, frame, self.store, self._reground, self.tools)
+        for tool in self.tools:
+            kind = tool.gate_kind
+            if kind is not None and not self.config.agent_decided_access and not self.spec.allows(kind):
+                continue
+            gated = tool.gate(text, self.store)
+            if gated is not None and gated != text:
+                traces.append(gate_trace(frame.step, tool.name, proposed, text, gated, kind))
+                text = gated
+        self._traces.extend(traces)
+        return Revision(text=text, rewritten=text != proposed, trace=traces[-1] if traces else None)
+
+    # ----------------------------------------------------------------- inspection
+
+    def snapshot(self, step: int) -> dict:
+        """Memory as it was at ``step`` (records replayed from the edit log) and the traces up to then."""
+        self._require_reset()
+        snap = self.store.snapshot(step).to_dict()
+        snap["traces"] = [t.to_dict() for t in self._traces if t.step <= step]
+        return snap
+
+    @property
+    def traces(self) -> list[ReadTrace]:
+        return list(self._traces)
+
+    def diagnostics(self) -> dict[str, Any]:
+        """Counts for the results row: reads, abstentions, rewrites, reasons, records, edits (JSON-serialisable)."""
+        reads = [t for t in self._traces if not t.abstained]
+        abstentions = [t for t in self._traces if t.abstained]
+        by_kind: dict[str, dict[str, int]] = {}
+        for t in self._traces:
+            slot = by_kind.setdefault(t.kind or "none", {"reads": 0, "abstentions": 0})
+            slot["abstentions" if t.abstained else "reads"] += 1
+        edits = Counter(e.op.value for e in self.store.edits())
+        return {
+            "enabled": self.config.enabled,
+            "config": self.config.to_dict(),
+            "revisions": self._revisions,
+            "reads": len(reads),
+            "abstentions": len(abstentions),
+            "rewrites": sum(1 for t in reads if t.changed),
+            "by_kind": by_kind,
+            "abstain_reasons": dict(Counter(t.reason_code for t in abstentions)),
+            "records": {k.value: sum(1 for _ in self.store.items(k)) for k in StoreKind},
+            "edits": {op.value: edits.get(op.value, 0) for op in EditOp},
+            "frames": dict(self._frames),
+            "spec": None if self.spec is None else self.spec.to_dict(),
+            "tools": {t.name: t.diagnostics() for t in self.tools},
+        }
+
+    def _require_reset(self) -> None:
+        if self.spec is None:
+            raise RuntimeError("MemoryLayer.reset(goal, demo_frames) must be called before use")

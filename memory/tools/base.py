@@ -1,0 +1,92 @@
+"""The interface every memory tool implements.
+
+A tool turns frames into evidence and evidence into store edits. The memory layer
+owns the loop: it calls ``reset`` once per episode with the specification (so a tool
+maintains only what the goal asked for), ``observe`` on every ``stride``-th frame it
+feeds the tool, and the optional hooks when a proposal is revised:
+
+* ``answer(query, store)``: answer a structured-access query the store cannot;
+* ``reground(entity, frame)``: find a recalled entity in the current view;
+* ``gate(proposed, store)``: rewrite a symbolic slot (a count, an ordinal, a route word)
+  of the proposal from progress or trajectory state. A tool that gates declares
+  ``gate_kind`` so that the goal's permissions and the ablation switches apply to it.
+
+Why gates on evidence: a tool writes only what its evidence gate accepts
+(:meth:`Tool.commit`); a rejected observation changes nothing. That is the difference
+between a memory of verified facts and a log of detector output.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import ClassVar
+
+from memory.frames import Frame
+from memory.query import Query
+from memory.records import EntityRecord, Record
+from memory.spec import MemorySpec, ReadKind
+from memory.store import Edit, MemoryStore
+from policies.subgoal_grammar import Point
+
+__all__ = ["Tool"]
+
+
+class Tool(ABC):
+    """Base class for memory tools.
+
+    Attributes:
+        name: unique name, used in traces and diagnostics.
+        group: the tool group configs enable or disable (``"identity"``, ``"cover"``,
+            ``"progress"``, ``"route"``, ``"demonstration"``, ...).
+        stride: observe every ``stride``-th frame fed to the tool (1 = every step).
+        gate_kind: the read kind this tool's ``gate`` performs, or ``None`` if it has no gate
+            or the gate should always be allowed.
+    """
+
+    name: ClassVar[str] = "tool"
+    group: ClassVar[str] = "generic"
+    gate_kind: ClassVar[ReadKind | None] = None
+    stride: int = 1
+
+    def reset(self, spec: MemorySpec, store: MemoryStore) -> None:  # noqa: B027 - optional hook
+        """Start a new episode: forget per-episode state and remember what ``spec`` asks to monitor."""
+
+    @abstractmethod
+    def observe(self, frame: Frame, store: MemoryStore) -> None:
+        """Extract evidence from ``frame`` and commit what the evidence gate accepts."""
+
+    def answer(self, query: Query, store: MemoryStore) -> EntityRecord | None:
+        """Answer ``query`` when no store record does; ``None`` (the default) means no answer."""
+        return None
+
+    def reground(self, entity: EntityRecord, frame: Frame) -> Point | None:
+        """Locate ``entity`` in ``frame``; ``None`` (the default) means this tool cannot."""
+        return None
+
+    def gate(self, proposed: str, store: MemoryStore) -> str | None:
+        """Return a rewritten subgoal, or ``None`` to leave ``proposed`` alone (the default)."""
+        return None
+
+    def diagnostics(self) -> dict:
+        """JSON-serialisable counters for logs (empty by default)."""
+        return {}
+
+    @staticmethod
+    def commit(
+        store: MemoryStore,
+        key: str,
+        record: Record,
+        *,
+        step: int,
+        reason: str,
+        accepted: bool,
+        log_noop: bool = False,
+    ) -> Edit | None:
+        """Write ``record`` under ``key`` only if the evidence gate ``accepted`` it.
+
+        Returns the edit made (ADD, UPDATE, or NOOP when ``log_noop``), or ``None`` when the
+        evidence was rejected or changed nothing.
+        """
+        if not accepted:
+            return None
+        return store.put(key, record, step=step, reason=reason, log_noop=log_noop)

@@ -1,0 +1,328 @@
+"""Colour predicates and connected-component blobs for saturated red, green and blue objects.
+
+The cheapest identity evidence in a tabletop scene is colour: the cubes are red, green
+or blue, while the table, containers, buttons, robot and target rings are mostly
+unsaturated or of other hues. Rendered colours are never pure (shading, ambient light,
+specular highlights), so the predicates work on hue, saturation and value rather than
+on RGB distances, with thresholds gathered in :class:`ColourThresholds`:
+
+* saturation >= 0.7 keeps lit and shaded faces of a pure-coloured cube but rejects
+  muted colours of a similar hue (a salmon peg at about 0.63);
+* hue windows leave a gap between blue (<= 262 degrees) and purple (about 277), the
+  colour of target discs;
+* value >= 50 drops near-black pixels whose hue is noise.
+
+:class:`ColourBlobTool` uses these blobs to maintain entity records for the coloured
+objects the goal asks to watch, moving each record through the candidate -> verified
+-> uncertain -> reacquired lifecycle, and to re-ground recalled coloured entities.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy import ndimage
+
+from memory.frames import Frame
+from memory.records import EntityRecord, EntityStatus, Source
+from memory.spec import MemorySpec
+from memory.store import MemoryStore
+from memory.tools.base import Tool
+from memory.vocabulary import COLOUR_WORDS, canonical_role, colour_of
+from policies.subgoal_grammar import COORD_MAX, Point
+
+__all__ = ["Blob", "ColourBlobTool", "ColourThresholds", "colour_mask", "find_blobs", "hsv"]
+
+
+@dataclass(frozen=True)
+class ColourThresholds:
+    """Pixel predicate parameters. Hue windows are in degrees, half-open ``[lo, hi)``."""
+
+    min_saturation: float = 0.7
+    min_value: int = 50
+    hue_windows: dict[str, tuple[tuple[float, float], ...]] = field(
+        default_factory=lambda: {
+            "red": ((0.0, 22.0), (338.0, 360.0)),
+            "green": ((80.0, 165.0),),
+            "blue": ((200.0, 262.0),),
+        }
+    )
+
+
+@dataclass(frozen=True)
+class Blob:
+    """One connected region of a colour: centroid ``(y, x)`` in pixels, area, bounding box ``(y0, x0, y1, x1)``."""
+
+    colour: str
+    y: float
+    x: float
+    area: int
+    bbox: tuple[int, int, int, int]
+
+    @property
+    def point(self) -> Point:
+        """The centroid as an integer image point (clipped to the 256x256 grid)."""
+        return Point(int(np.clip(round(self.y), 0, COORD_MAX)), int(np.clip(round(self.x), 0, COORD_MAX)))
+
+    def distance(self, yx: Sequence[float]) -> float:
+        return float(np.hypot(self.y - yx[0], self.x - yx[1]))
+
+
+def hsv(rgb: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Hue (degrees, 0..360), saturation (0..1) and value (0..255) of an ``(H, W, 3)`` uint8 image."""
+    img = rgb.astype(np.float32)
+    r, g, b = img[..., 0], img[..., 1], img[..., 2]
+    value = img.max(axis=-1)
+    delta = value - img.min(axis=-1)
+    safe = np.where(delta > 0, delta, 1.0)
+    saturation = np.where(value > 0, delta / np.where(value > 0, value, 1.0), 0.0)
+    hue = np.where(
+        value == r,
+        ((g - b) / safe) % 6.0,
+        np.where(value == g, (b - r) / safe + 2.0, (r - g) / safe + 4.0),
+    )
+    hue = np.where(delta > 0, hue * 60.0, 0.0)
+    return hue, saturation, value
+
+
+def colour_mask(rgb: np.ndarray, colour: str, thresholds: ColourThresholds | None = None) -> np.ndarray:
+    """Boolean mask of pixels that read as ``colour``.
+
+    Raises:
+        ValueError: for a colour without a hue window.
+    """
+    t = thresholds or ColourThresholds()
+    if colour not in t.hue_windows:
+        raise ValueError(f"no colour predicate for {colour!r}; known: {sorted(t.hue_windows)}")
+    hue, sat, val = hsv(rgb)
+    in_hue = np.zeros(hue.shape, dtype=bool)
+    for lo, hi in t.hue_windows[colour]:
+        in_hue |= (hue >= lo) & (hue < hi)
+    return in_hue & (sat >= t.min_saturation) & (val >= t.min_value)
+
+
+_EIGHT_NEIGHBOURS = np.ones((3, 3), dtype=bool)
+
+
+def find_blobs(
+    rgb: np.ndarray,
+    colours: Iterable[str] = COLOUR_WORDS,
+    *,
+    min_area: int = 12,
+    max_area: int | None = None,
+    thresholds: ColourThresholds | None = None,
+) -> list[Blob]:
+    """Connected components (8-neighbour) of each colour's mask, largest first within the list."""
+    blobs: list[Blob] = []
+    for colour in colours:
+        mask = colour_mask(rgb, colour, thresholds)
+        labels, n = ndimage.label(mask, structure=_EIGHT_NEIGHBOURS)
+        if n == 0:
+            continue
+        index = np.arange(1, n + 1)
+        areas = ndimage.sum_labels(mask, labels, index)
+        centres = ndimage.center_of_mass(mask, labels, index)
+        boxes = ndimage.find_objects(labels)
+        for area, (cy, cx), box in zip(areas, centres, boxes):
+            area = int(area)
+            if area < min_area or (max_area is not None and area > max_area):
+                continue
+            bbox = (box[0].start, box[1].start, box[0].stop - 1, box[1].stop - 1)
+            blobs.append(Blob(colour=colour, y=float(cy), x=float(cx), area=area, bbox=bbox))
+    blobs.sort(key=lambda b: -b.area)
+    return blobs
+
+
+@dataclass
+class _Track:
+    """Per-phrase evidence state between frames."""
+
+    streak: int = 0
+    misses: int = 0
+    lost: bool = False
+    last: tuple[float, float] | None = None
+
+
+class ColourBlobTool(Tool):
+    """Maintains entity records for the coloured objects the goal names.
+
+    For each watch phrase with a colour word (``"green cube"``) it keeps the record
+    ``entity:<phrase>``:
+
+    * first sighting -> ADD as ``candidate``;
+    * seen in ``confirm_frames`` consecutive observed frames, moving at most ``max_jump``
+      pixels between them (the evidence gate) -> ``verified`` (or ``reacquired`` after
+      being uncertain);
+    * missing for ``lose_frames`` consecutive frames -> ``uncertain``, last position kept,
+      because the object's identity is still known when a cover or the gripper hides it;
+    * a verified record's position is updated when it moves more than ``move_tolerance``.
+
+    Args:
+        stride: observe every ``stride``-th frame.
+        min_area: smallest blob, in pixels, that counts as an object.
+        max_area: largest blob (``None``: no limit).
+        confirm_frames: consecutive sightings needed to verify.
+        lose_frames: consecutive misses before a record becomes uncertain.
+        max_jump: largest centroid move, in pixels, between consecutive sightings.
+        move_tolerance: smallest move, in pixels, worth an UPDATE.
+        reground_radius: how far from the stored position a re-grounding blob may be.
+        thresholds: the colour predicate parameters.
+    """
+
+    name = "colour_blobs"
+    group = "identity"
+
+    def __init__(
+        self,
+        *,
+        stride: int = 1,
+        min_area: int = 12,
+        max_area: int | None = None,
+        confirm_frames: int = 2,
+        lose_frames: int = 5,
+        max_jump: float = 24.0,
+        move_tolerance: float = 2.0,
+        reground_radius: float = 40.0,
+        thresholds: ColourThresholds | None = None,
+    ) -> None:
+        if stride < 1 or confirm_frames < 1 or lose_frames < 1:
+            raise ValueError("stride, confirm_frames and lose_frames must be >= 1")
+        self.stride = stride
+        self.min_area = min_area
+        self.max_area = max_area
+        self.confirm_frames = confirm_frames
+        self.lose_frames = lose_frames
+        self.max_jump = max_jump
+        self.move_tolerance = move_tolerance
+        self.reground_radius = reground_radius
+        self.thresholds = thresholds or ColourThresholds()
+        self._watch: dict[str, str] = {}
+        self._tracks: dict[str, _Track] = {}
+        self._frames_seen = 0
+
+    @staticmethod
+    def key(phrase: str) -> str:
+        return f"entity:{phrase}"
+
+    def reset(self, spec: MemorySpec, store: MemoryStore) -> None:
+        self._watch = {}
+        for phrase in spec.watch:
+            colour = colour_of(phrase.split())
+            if colour is not None and colour in self.thresholds.hue_windows:
+                self._watch[phrase] = colour
+        self._tracks = {phrase: _Track() for phrase in self._watch}
+        self._frames_seen = 0
+
+    def blobs(self, rgb: np.ndarray, colours: Iterable[str] | None = None) -> list[Blob]:
+        return find_blobs(
+            rgb,
+            self._watch.values() if colours is None else colours,
+            min_area=self.min_area,
+            max_area=self.max_area,
+            thresholds=self.thresholds,
+        )
+
+    def observe(self, frame: Frame, store: MemoryStore) -> None:
+        if frame.rgb is None or not self._watch:
+            return
+        self._frames_seen += 1
+        by_colour: dict[str, list[Blob]] = {}
+        for blob in self.blobs(frame.rgb, set(self._watch.values())):
+            by_colour.setdefault(blob.colour, []).append(blob)
+        for phrase, colour in self._watch.items():
+            self._update(phrase, colour, by_colour.get(colour, []), frame, store)
+
+    def _update(self, phrase: str, colour: str, blobs: list[Blob], frame: Frame, store: MemoryStore) -> None:
+        track = self._tracks[phrase]
+        key = self.key(phrase)
+        record = store.get(key)
+        if track.lost:
+            anchor = None  # lost for a while: accept the object wherever it reappears
+        else:
+            anchor = track.last or (record.position if isinstance(record, EntityRecord) else None)
+        if anchor is not None:
+            near = [b for b in blobs if b.distance(anchor) <= self.max_jump]
+            blob = min(near, key=lambda b: b.distance(anchor)) if near else None
+        else:
+            blob = blobs[0] if blobs else None
+        source = Source.of_frame(frame.source)
+
+        if blob is None:
+            track.streak = 0
+            track.misses += 1
+            if track.misses >= self.lose_frames:
+                track.last = None
+                track.lost = True
+                if isinstance(record, EntityRecord) and record.status.readable:
+                    store.update(
+                        key,
+                        record.evolve(status=EntityStatus.UNCERTAIN),
+                        step=frame.step,
+                        reason=f"{colour} blob not seen for {track.misses} frames",
+                    )
+            return
+
+        track.misses = 0
+        track.lost = False
+        track.streak += 1
+        track.last = (blob.y, blob.x)
+        position = blob.point.as_tuple()
+        if record is None:
+            status = EntityStatus.VERIFIED if track.streak >= self.confirm_frames else EntityStatus.CANDIDATE
+            store.add(
+                key,
+                EntityRecord(
+                    identity=phrase,
+                    role=canonical_role(phrase.split()[-1]),
+                    position=position,
+                    status=status,
+                    source=source,
+                ),
+                step=frame.step,
+                reason=f"{colour} blob of {blob.area} px",
+            )
+            return
+        assert isinstance(record, EntityRecord)
+        confirmed = track.streak >= self.confirm_frames
+        if record.status is EntityStatus.CANDIDATE:
+            new_status = EntityStatus.VERIFIED if confirmed else EntityStatus.CANDIDATE
+        elif record.status is EntityStatus.UNCERTAIN:
+            new_status = EntityStatus.REACQUIRED if confirmed else EntityStatus.UNCERTAIN
+        else:
+            new_status = record.status
+        moved = record.position is None or (
+            np.hypot(position[0] - record.position[0], position[1] - record.position[1]) > self.move_tolerance
+        )
+        if new_status is not record.status or (moved and new_status.readable):
+            self.commit(
+                store,
+                key,
+                record.evolve(status=new_status, position=position, source=source),
+                step=frame.step,
+                reason=f"{colour} blob seen {track.streak}x in a row",
+                accepted=True,
+            )
+
+    def reground(self, entity: EntityRecord, frame: Frame) -> Point | None:
+        """Nearest blob of the entity's colour within ``reground_radius`` of its stored position.
+
+        Without a stored position, the largest blob of that colour, but only if it is the
+        only one (several same-coloured objects cannot be told apart by colour alone).
+        """
+        if frame.rgb is None:
+            return None
+        colour = colour_of(entity.identity.split())
+        if colour is None or colour not in self.thresholds.hue_windows:
+            return None
+        blobs = self.blobs(frame.rgb, [colour])
+        if not blobs:
+            return None
+        if entity.position is not None:
+            near = [b for b in blobs if b.distance(entity.position) <= self.reground_radius]
+            return min(near, key=lambda b: b.distance(entity.position)).point if near else None
+        return blobs[0].point if len(blobs) == 1 else None
+
+    def diagnostics(self) -> dict:
+        return {"frames": self._frames_seen, "watching": dict(self._watch)}

@@ -1,0 +1,311 @@
+"""The specification C(goal): deterministic parser on real goal wording, and the voting LLM specifier."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from memory.spec import (
+    EventAnchor,
+    EvidenceSource,
+    InstructionSpecifier,
+    LLMSpecifier,
+    MemorySpec,
+    ReadKind,
+    build_prompt,
+    format_answer,
+    parse_answer,
+    specify,
+    wrap_prompt,
+)
+from memory.store import StoreKind
+
+R = ReadKind
+
+
+def test_repetition_count():
+    spec = specify(
+        "pick up the green cube and place it on the target, repeating this action three times, "
+        "then press the button to stop"
+    )
+    assert spec.source is EvidenceSource.LIVE
+    assert spec.watch == ("green cube",)
+    assert spec.repetitions == 3
+    assert spec.reads == {R.COUNT_GATE}
+    assert spec.layout == ("target", "button")
+    assert StoreKind.PROGRESS in spec.monitors
+
+
+def test_video_cover_bindings():
+    spec = specify(
+        "watch the video carefully, then pick up the container hiding the red cube, "
+        "finally pick up another container hiding the blue cube"
+    )
+    assert spec.source is EvidenceSource.VIDEO
+    assert spec.watch == ("red cube", "blue cube")
+    assert spec.bindings == ("cover hiding the red cube", "cover hiding the blue cube")
+    assert spec.reads == {R.COVER_BINDING}
+    assert spec.repetitions is None and spec.ordinal is None
+
+
+def test_per_colour_counts():
+    spec = specify("put two red cubes and one blue cube into the bin, then press the button to stop")
+    assert spec.counts == (("red cube", 2), ("blue cube", 1))
+    assert spec.count_map == {"red cube": 2, "blue cube": 1}
+    assert spec.watch == ("red cube", "blue cube")
+    assert spec.repetitions is None
+    assert spec.reads == {R.COUNT_GATE}
+    assert "bin" in spec.layout
+
+
+def test_highlight_with_the_source_typo():
+    spec = specify(
+        "first press the button, then pick up all cubes that have been highlighteted with white areas on the table"
+    )
+    assert spec.highlighted
+    assert spec.watch == ("highlighted cube",)
+    assert spec.reads == {R.HIGHLIGHT_RELATION}
+    assert spec.ordinal is None  # "first press" is an adverb, not a reference
+    assert spec.source is EvidenceSource.LIVE
+
+
+def test_reference_ordinal_from_the_video():
+    spec = specify("watch the video carefully, then place the green cube on the second target it was previously placed on")
+    assert spec.source is EvidenceSource.VIDEO
+    assert spec.ordinal == 2
+    assert spec.watch == ("green cube",)
+    assert spec.reads == {R.DEMO_REFERENCE}
+
+
+def test_event_ordinal():
+    spec = specify("press the button to stop the cube just as it reaches the target for the third time")
+    assert spec.ordinal == 3
+    assert spec.reads == {R.EVENT_ORDINAL}
+    assert spec.source is EvidenceSource.LIVE
+    assert spec.anchor is None
+    alt = specify("press the button to stop the cube exactly at the target on its fourth visit")
+    assert alt.ordinal == 4 and alt.reads == {R.EVENT_ORDINAL}
+
+
+@pytest.mark.parametrize(
+    "goal, anchor",
+    [
+        (
+            "watch the video carefully, then place the red cube on the target right before the button was pressed",
+            EventAnchor("before", "button pressed", immediate=True),
+        ),
+        (
+            "watch the video carefully, then place the red cube on the target right after the button was pressed",
+            EventAnchor("after", "button pressed", immediate=True),
+        ),
+        (
+            "watch the video carefully, then place the blue cube on the target where it was last placed before "
+            "the button was pressed",
+            EventAnchor("before", "button pressed", which="last"),
+        ),
+        (
+            "watch the video carefully, then place the blue cube on the target where it was first placed after "
+            "the button was pressed",
+            EventAnchor("after", "button pressed", which="first"),
+        ),
+    ],
+)
+def test_event_anchors(goal, anchor):
+    spec = specify(goal)
+    assert spec.anchor == anchor
+    assert spec.reads == {R.DEMO_REFERENCE}
+
+
+@pytest.mark.parametrize(
+    "goal, same, reads",
+    [
+        ("watch the video carefully, then move the cube to the target in the same manner as before", ("manner",), {R.PROCEDURE_REFERENCE}),
+        (
+            "watch the video carefully, then use the stick attached to the robot to navigate around the sticks on "
+            "the table, following the same path",
+            ("path",),
+            {R.ROUTE_FILL},
+        ),
+        ("watch the video carefully, then use the stick attached to the robot to retrace the same pattern", ("pattern",), {R.ROUTE_FILL}),
+        (
+            "watch the video carefully, then grasp the same end of the same peg you've picked before and insert it "
+            "into the same side of the box",
+            ("end", "peg", "side"),
+            {R.DEMO_REFERENCE},
+        ),
+        (
+            "watch the video carefully, then repeatedly pick up and put down the same block that was previously "
+            "picked up for three times, finally put it down and press the button to stop",
+            ("cube",),
+            {R.DEMO_REFERENCE, R.COUNT_GATE},
+        ),
+    ],
+)
+def test_same_as_the_demonstration(goal, same, reads):
+    spec = specify(goal)
+    assert spec.source is EvidenceSource.VIDEO
+    assert spec.same == same
+    assert spec.reads == reads
+
+
+def test_twice_and_plain_goals():
+    assert specify("pick up the red cube and place it on the target twice").repetitions == 2
+    plain = specify("pick up the red cube and place it on the target, then press the button to stop")
+    assert plain.repetitions is None and plain.reads == frozenset()
+    swing = specify(
+        "pick up the red cube, move it to the top of the right-side target, then move it to the top of the "
+        "left-side target, repeating this back-and-forth motion two times, finally press the button to stop"
+    )
+    assert swing.repetitions == 2 and swing.reads == {R.COUNT_GATE}
+    live_cover = specify(
+        "first press both buttons on the table, then pick up the container hiding the green cube"
+    )
+    assert live_cover.source is EvidenceSource.LIVE and live_cover.reads == {R.COVER_BINDING}
+
+
+def test_odd_goals_do_not_fail():
+    assert specify("").reads == frozenset()
+    assert specify("Do a little dance!!").watch == ()
+    with pytest.raises(ValueError):
+        specify(None)  # type: ignore[arg-type]
+
+
+def test_parser_never_fails_on_random_wording():
+    rng = random.Random(7)
+    words = ("watch the video put pick up two 0 99999999999 red green blue cubes cube container hiding hides "
+             "times twice for the second third time target it was previously placed on right before after button "
+             "pressed same manner path highlighted , . ! <1, 2>").split()
+    for _ in range(1000):
+        goal = " ".join(rng.choice(words) for _ in range(rng.randint(0, 25)))
+        spec = specify(goal)
+        assert all(n >= 1 for _, n in spec.counts)
+        assert MemorySpec.from_dict(json.loads(json.dumps(spec.to_dict()))) == spec
+
+
+def test_spec_serialises_and_drops_reads():
+    spec = specify("watch the video carefully, then repeatedly pick up and put down the same block that was previously picked up for three times")
+    again = MemorySpec.from_dict(json.loads(json.dumps(spec.to_dict())))
+    assert again == spec
+    assert spec.without_reads([R.DEMO_REFERENCE]).reads == {R.COUNT_GATE}
+    assert spec.allows("count_gate") and not spec.allows(R.ROUTE_FILL)
+
+
+# --------------------------------------------------------------------------- LLM specifier
+
+GOALS = [
+    "pick up the green cube and place it on the target, repeating this action three times, then press the button to stop",
+    "watch the video carefully, then pick up the container hiding the red cube, finally pick up another container hiding the blue cube",
+    "put two red cubes and one blue cube into the bin, then press the button to stop",
+    "first press the button, then pick up all cubes that have been highlighteted with white areas on the table",
+    "watch the video carefully, then place the green cube on the second target it was previously placed on",
+    "press the button to stop the cube just as it reaches the target for the third time",
+    "watch the video carefully, then place the blue cube on the target where it was last placed before the button was pressed",
+    "watch the video carefully, then use the stick attached to the robot to retrace the same pattern",
+]
+
+
+def goal_from_prompt(prompt: str) -> str:
+    """What a model would do first: find the goal between its markers, whatever the line breaks."""
+    lines = prompt.split("\n")
+    start, end = lines.index("GOAL:"), lines.index("END GOAL")
+    return " ".join(" ".join(lines[start + 1 : end]).split())
+
+
+def rule_backend(prompt: str) -> str:
+    """A deterministic stand-in for a chat model: it reads the prompt and answers in the asked format."""
+    return format_answer(InstructionSpecifier()(goal_from_prompt(prompt)))
+
+
+def width_sensitive_backend(prompt: str) -> str:
+    """Answers correctly except on the unwrapped prompt, where it gets REPEAT and WATCH wrong."""
+    answer = rule_backend(prompt)
+    if max(len(line) for line in prompt.split("\n")) > 78:
+        lines = []
+        for line in answer.split("\n"):
+            if line.startswith("REPEAT:"):
+                line = "REPEAT: 7"
+            elif line.startswith("WATCH:"):
+                line = line + "; purple elephant"
+            lines.append(line)
+        answer = "\n".join(lines)
+    return answer
+
+
+def test_prompt_is_rewrapped_at_three_widths():
+    prompt = build_prompt(GOALS[1])
+    wrapped = [wrap_prompt(prompt, w) for w in (None, 78, 70)]
+    assert max(len(line) for line in wrapped[0].split("\n")) > 78
+    assert max(len(line) for line in wrapped[1].split("\n")) <= 78
+    assert max(len(line) for line in wrapped[2].split("\n")) <= 70
+    assert len({goal_from_prompt(p) for p in wrapped}) == 1
+    assert " ".join(wrapped[2].split()) == " ".join(prompt.split())
+
+
+@pytest.mark.parametrize("goal", GOALS)
+def test_llm_specifier_agrees_with_rules_under_a_consistent_backend(goal):
+    prompts: list[str] = []
+
+    def backend(prompt: str) -> str:
+        prompts.append(prompt)
+        return rule_backend(prompt)
+
+    spec = LLMSpecifier(backend)(goal)
+    assert spec == specify(goal)
+    assert len(prompts) == 3 and len(set(prompts)) == 3
+
+
+def test_llm_specifier_drops_what_one_reading_gets_wrong():
+    goal = GOALS[0]
+    llm = LLMSpecifier(width_sensitive_backend)
+    spec = llm(goal)
+    assert spec.repetitions == 3
+    assert spec.watch == ("green cube",)
+    assert llm.last_vote.adopted["REPEAT"] is True
+    assert len(llm.last_vote.readings) == 3
+    # a single unwrapped reading adopts whatever it says
+    single = LLMSpecifier(width_sensitive_backend, widths=(None,), min_agree=1)(goal)
+    assert single.repetitions == 7 and "purple elephant" in single.watch
+
+
+def test_llm_specifier_without_agreement_falls_back_to_neutral_defaults():
+    def disagreeing(prompt: str) -> str:
+        width = max(len(line) for line in prompt.split("\n"))
+        n = 2 if width > 78 else 3 if width > 70 else 4
+        return f"SOURCE: video\nREPEAT: {n}\nREADS: count_gate\nWATCH: red cube; blue cube\nHIGHLIGHTED: maybe"
+
+    llm = LLMSpecifier(disagreeing)
+    spec = llm("anything at all")
+    assert spec.repetitions is None  # three different answers
+    assert spec.source is EvidenceSource.VIDEO  # three identical answers
+    assert spec.reads == {R.COUNT_GATE}
+    assert spec.watch == ("red cube", "blue cube")
+    assert spec.highlighted is False and llm.last_vote.adopted["HIGHLIGHTED"] is False  # schema-invalid everywhere
+
+
+def test_llm_specifier_survives_a_failing_backend():
+    calls = {"n": 0}
+
+    def flaky(prompt: str) -> str:
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise ConnectionError("server down")
+        return rule_backend(prompt)
+
+    llm = LLMSpecifier(flaky)
+    assert llm(GOALS[2]) == specify(GOALS[2])  # the two good readings still agree
+    assert len(llm.last_vote.errors) == 1 and "server down" in llm.last_vote.errors[0]
+
+
+def test_answer_parser_validates_fields():
+    parsed = parse_answer("SOURCE: video\nREPEAT: three\nCOUNTS: red cube=2; blue cube=x\nREADS: count_gate, nope\nANCHOR: before; button pressed; yes; none")
+    assert parsed["SOURCE"] is EvidenceSource.VIDEO
+    assert parsed["REPEAT"] == 3
+    assert "COUNTS" not in parsed and "READS" not in parsed
+    assert parsed["ANCHOR"] == EventAnchor("before", "button pressed", immediate=True)
+    assert parse_answer(None) == {}  # type: ignore[arg-type]
+    with pytest.raises(ValueError):
+        LLMSpecifier(rule_backend, min_agree=4)
+    with pytest.raises(TypeError):
+        LLMSpecifier("not callable")  # type: ignore[arg-type]
