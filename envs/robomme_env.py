@@ -81,6 +81,7 @@ class RoboMMEEnv(gym.Wrapper):
             "joint_state": q[:7].copy(),
             "gripper_state": (q[7:9].copy() if q.shape[0] >= 9 else np.zeros(2, np.float32)),
             "step": self.steps,
+            "clock": t.clock,
         }
 
     def _info(self) -> dict:
@@ -180,7 +181,7 @@ class RoboMMEEnv(gym.Wrapper):
         except Exception as exc:  # the simulator itself broke: an error, not a failure
             self.status = "error"
             self.error = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=3)}"
-            obs = {"front_rgb": None, "wrist_rgb": None, "joint_state": np.zeros(7, np.float32), "gripper_state": np.zeros(2, np.float32), "step": self.steps}
+            obs = {"front_rgb": None, "wrist_rgb": None, "joint_state": np.zeros(7, np.float32), "gripper_state": np.zeros(2, np.float32), "step": self.steps, "clock": self.task.clock}
         info = self._info()
         terminated = self.status in ("success", "fail", "error")
         truncated = self.status == "timeout"

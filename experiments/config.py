@@ -80,8 +80,9 @@ class ExperimentConfig:
     """Environment steps per subgoal query (the policy's action chunk)."""
     max_steps: int = 1300
     """Step budget per episode, counted after the conditioning video."""
-    render_stride: int = 1
-    """Memory tools look at every k-th rendered frame."""
+    render_stride: int = 4
+    """Render the front camera every k-th env step for the memory's tools (memory and recent-N
+    conditions only; the others render only what their composer and policy need)."""
 
     # --- where and how it runs ------------------------------------------------------------------
     out: Path = Path("runs/default")

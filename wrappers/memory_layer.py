@@ -45,14 +45,18 @@ class MemoryLayer(gym.Wrapper):
             video = info.get("video")
             demo = []
             if video is not None:
-                demo = [Frame(step=c - len(video.clock), rgb=rgb, joint_state=q, action=None, source="video")
+                demo = [Frame(step=c, rgb=rgb, joint_state=q, action=None, source="video")
                         for c, rgb, q in zip(video.clock, video.front, video.joint_state)]
             if self.window is not None:
                 self._recent = deque(demo, maxlen=self.window)
                 self.memory.reset(self._goal, [])
             else:
                 self.memory.reset(self._goal, demo)
-            self.memory.observe(Frame(step=0, rgb=obs.get("front_rgb"), joint_state=obs["joint_state"], action=None))
+            first = Frame(step=obs["clock"], rgb=obs.get("front_rgb"), joint_state=obs["joint_state"], action=None)
+            if self.window is not None:
+                self._recent.append(first)
+            else:
+                self.memory.observe(first)
         return obs, info
 
     def _rebuild_from_window(self) -> None:
@@ -65,7 +69,7 @@ class MemoryLayer(gym.Wrapper):
             return self.env.step(proposed)
         if self.window is not None:
             self._rebuild_from_window()
-        current = Frame(step=self._obs["step"], rgb=self._obs.get("front_rgb"), joint_state=self._obs["joint_state"], action=None)
+        current = Frame(step=self._obs["clock"], rgb=self._obs.get("front_rgb"), joint_state=self._obs["joint_state"], action=None)
         rev = self.memory.revise(proposed, current)
         obs, reward, terminated, truncated, info = self.env.step(rev.text)
         for f in info.get("frames", []):

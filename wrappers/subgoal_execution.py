@@ -20,7 +20,10 @@ from policies.base import PolicyError
 
 @dataclass
 class LowLevelFrame:
-    """What an observer may see of one env step: pixels (or None), joints and the action."""
+    """What an observer may see of one env step: pixels (or None), joints and the action.
+
+    ``step`` is the env's absolute clock (video steps included), so it never goes backwards.
+    """
 
     step: int
     rgb: np.ndarray | None
@@ -82,7 +85,7 @@ class SubgoalExecution(gym.Wrapper):
             t0 = time.perf_counter()
             obs, _, terminated, truncated, info = self.env.step(action)
             self.timings["env_s"] += time.perf_counter() - t0
-            step = info["steps"]
+            step = info["clock"]  # the absolute clock: it keeps counting through the video
             if obs.get("front_rgb") is None and self.frame_stride and step % self.frame_stride == 0 and not (terminated or truncated):
                 obs["front_rgb"] = self._render()
             frames.append(LowLevelFrame(step, obs.get("front_rgb"), obs["joint_state"], np.asarray(action)))

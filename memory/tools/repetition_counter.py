@@ -1,0 +1,138 @@
+"""Counts completed repetitions of a pick-and-place and gates "repeat or stop" on that count.
+
+The instruction says how many times ("repeating this action three times") and which object
+("the green cube"); nothing in the scene records how many times it has been done. The evidence
+for one completed repetition is a *release* in the executed actions (the gripper command going
+from closed to open) followed, within a few rendered frames, by the watched object resting on a
+target disc from the scene layout, after it had been seen away from every target since the last
+counted repetition. Only then is the count incremented (an UPDATE of the progress record); a
+release without that sight (a dropped cube, or a re-grasp that never lifted it off the target)
+is rejected.
+
+The gate (read kind ``count_gate``): when the proposal is to stop ("press the button") while the
+verified count is below the goal's, it is rewritten into the next pick of the watched object,
+re-grounded on its blob in the current view; when the proposal is another pick although the count
+is reached, it is rewritten into pressing the button at its layout position. A rewrite is
+latched while the proposal and the verified count stay the same, so the executed subgoal (and
+its point) does not flicker from one query to the next.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from memory.frames import Frame
+from memory.records import ProgressRecord
+from memory.spec import MemorySpec, ReadKind
+from memory.store import MemoryStore
+from memory.tools.base import Tool
+from memory.tools.colour_blobs import find_blobs
+from memory.tools.scene_layout import layout_points
+from memory.vocabulary import colour_of
+from policies.subgoal_grammar import ordinal_word, try_parse
+
+KEY = "progress/repetitions"
+
+
+class RepetitionCounter(Tool):
+    name = "repetition_counter"
+    group = "progress"
+    gate_kind = ReadKind.COUNT_GATE
+
+    def __init__(self, verify_within: int = 12, on_target_px: float = 9.0):
+        self.verify_within = verify_within
+        self.on_target_px = on_target_px
+
+    def reset(self, spec: MemorySpec, store: MemoryStore) -> None:
+        self.target = spec.repetitions
+        self.phrase = spec.watch[0] if spec.watch else None
+        self.colour = colour_of(self.phrase.split()) if self.phrase else None
+        self._closed = False
+        self._pending: int | None = None  # frames left to verify a release
+        self.count = 0
+        self.rejected = 0
+        self._last_rgb = None
+        self._left_target = True  # the object starts wherever it was put, not on a counted place
+        self._latched: tuple[str, int, str | None] | None = None
+        if self.target:
+            store.add(KEY, ProgressRecord(name="repetitions", count=0, target=self.target), step=store.last_step or 0,
+                      reason=f"goal asks for {self.target} repetitions")
+
+    def _where(self, rgb, store) -> str:
+        """'on' a target, 'away' from every target, or 'unseen' (occluded, or no target known)."""
+        targets = layout_points(store, "target")
+        if not targets or self.colour is None:
+            return "unseen"
+        blobs = find_blobs(rgb, [self.colour], min_area=8)
+        if not blobs:
+            return "unseen"
+        d = min(min(b.distance(t) for t in targets) for b in blobs)
+        if d <= self.on_target_px:
+            return "on"
+        return "away" if d > self.on_target_px + 6 else "unseen"
+
+    def observe(self, frame: Frame, store: MemoryStore) -> None:
+        if not self.target or frame.source != "live":
+            return
+        if frame.rgb is not None:
+            self._last_rgb = frame.rgb
+        if frame.action is not None and len(frame.action) == 8:
+            closed = frame.action[7] < 0
+            if self._closed and not closed:
+                self._pending = self.verify_within
+            self._closed = closed
+        if frame.rgb is None:
+            return
+        where = self._where(frame.rgb, store)
+        if where == "away":
+            self._left_target = True
+        if self._pending is None:
+            return
+        if where == "on" and self._left_target:
+            self._left_target = False
+            self.count += 1
+            self._pending = None
+            self.commit(store, KEY, ProgressRecord(name="repetitions", count=self.count, target=self.target),
+                        step=frame.step, reason="release seen and the object rests on the target", accepted=True)
+            return
+        self._pending -= 1
+        if self._pending <= 0:
+            self._pending = None
+            self.rejected += 1
+
+    def _object_point(self) -> tuple[int, int] | None:
+        if self._last_rgb is None or self.colour is None:
+            return None
+        blobs = find_blobs(self._last_rgb, [self.colour], min_area=8)
+        return None if not blobs else (blobs[0].point.y, blobs[0].point.x)
+
+    def gate(self, proposed: str, store: MemoryStore) -> str | None:
+        if not self.target or self.phrase is None:
+            return None
+        if self._latched is not None and self._latched[:2] == (proposed, self.count):
+            return self._latched[2]
+        out = self._decide(proposed, store)
+        self._latched = (proposed, self.count, out)
+        return out
+
+    def _decide(self, proposed: str, store: MemoryStore) -> str | None:
+        sg = try_parse(proposed)
+        if sg is None:
+            return None
+        verb = sg.verb.lower()
+        nxt = min(self.count + 1, 10)
+        if verb.startswith("press") and self.count < self.target:
+            p = self._object_point()
+            if p is None:
+                return None
+            return f"pick up the {self.phrase} at <{p[0]}, {p[1]}> for the {ordinal_word(nxt)} time"
+        if verb.startswith("pick") and self.count >= self.target:
+            buttons = layout_points(store, "button")
+            if not buttons:
+                return None
+            y, x = buttons[0]
+            return f"press the button at <{y}, {x}> to stop"
+        return None
+
+    def diagnostics(self) -> dict:
+        return {"count": self.count, "target": self.target, "rejected_releases": self.rejected}

@@ -1,0 +1,88 @@
+"""The stable scene layout (MEMORA's environment store): buttons and target discs.
+
+Buttons and targets do not move in most scenes, but the arm hides them for long stretches, so a
+decision such as "press the button now" needs to know where the button is even when the view
+does not show it well. This tool reads them from the first live frames, when the arm is at rest
+far above the table, and keeps them as layout records.
+
+Evidence gates: a button is a compact neutral-gray blob (R = G = B, mid value) away from the image
+top (where the arm rests) and seen at the same place in two frames; a target disc is a ring of a
+saturated purple. Each is verified by a second sighting within 3 px.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import ndimage
+
+from memory.frames import Frame
+from memory.records import LayoutRecord
+from memory.spec import MemorySpec
+from memory.store import MemoryStore
+from memory.tools.base import Tool
+from memory.tools.colour_blobs import hsv
+
+_EIGHT = np.ones((3, 3), dtype=bool)
+
+
+def _components(mask: np.ndarray, min_area: int, max_area: int, top_margin: int) -> list[tuple[float, float, int]]:
+    labels, n = ndimage.label(mask, structure=_EIGHT)
+    out = []
+    for i, box in enumerate(ndimage.find_objects(labels), start=1):
+        if box is None or box[0].start < top_margin:
+            continue
+        area = int((labels[box] == i).sum())
+        h, w = box[0].stop - box[0].start, box[1].stop - box[1].start
+        if min_area <= area <= max_area and max(h, w) <= 3 * min(h, w):
+            cy, cx = ndimage.center_of_mass(labels == i)
+            out.append((float(cy), float(cx), area))
+    return out
+
+
+def gray_blobs(rgb: np.ndarray, top_margin: int = 40) -> list[tuple[float, float, int]]:
+    """Compact neutral-gray components (button caps) below the arm's rest area."""
+    img = rgb.astype(np.int16)
+    spread = img.max(axis=-1) - img.min(axis=-1)
+    value = img.max(axis=-1)
+    mask = (spread <= 6) & (value >= 90) & (value <= 200)
+    return _components(mask, 25, 600, top_margin)
+
+
+def purple_blobs(rgb: np.ndarray) -> list[tuple[float, float, int]]:
+    hue, sat, val = hsv(rgb)
+    mask = (hue >= 265) & (hue < 300) & (sat >= 0.45) & (val >= 80)
+    mask = ndimage.binary_closing(mask, structure=_EIGHT, iterations=2)
+    return _components(mask, 8, 800, 0)
+
+
+class SceneLayoutTool(Tool):
+    name = "scene_layout"
+    group = "layout"
+
+    def __init__(self, frames_to_read: int = 3):
+        self.frames_to_read = frames_to_read
+
+    def reset(self, spec: MemorySpec, store: MemoryStore) -> None:
+        self._seen: list[dict[str, list[tuple[float, float, int]]]] = []
+        self._live = 0
+
+    def observe(self, frame: Frame, store: MemoryStore) -> None:
+        if frame.rgb is None or frame.source != "live" or self._live >= self.frames_to_read:
+            return
+        self._live += 1
+        found = {"button": gray_blobs(frame.rgb), "target": purple_blobs(frame.rgb)}
+        for role, blobs in found.items():
+            for j, (y, x, _) in enumerate(sorted(blobs, key=lambda b: (b[1], b[0]))):
+                verified = any(np.hypot(y - py, x - px) <= 3 for prev in self._seen for py, px, _ in prev.get(role, []))
+                key = f"layout/{role}/{j}"
+                if store.get(key) is None:
+                    self.commit(store, key, LayoutRecord(role=role, label=role, position=(int(round(y)), int(round(x)))),
+                                step=frame.step, reason=f"{role} seen twice at the same place", accepted=verified)
+        self._seen.append(found)
+
+    def diagnostics(self) -> dict:
+        return {"frames_read": self._live}
+
+
+def layout_points(store: MemoryStore, role: str) -> list[tuple[int, int]]:
+    return [r.position for _, r in sorted(store.layout().items()) if r.role == role and r.position is not None]
