@@ -64,6 +64,8 @@ class ExperimentConfig:
     """VLM composer: model name or local path."""
     policy: Literal["scripted", "openpi", "lerobot"] = "scripted"
     """Low-level policy: scripted solver (CPU default), openpi websocket server, or LeRobot in-process."""
+    lerobot_path: str | None = None
+    """LeRobot policy: local directory of a PI05 checkpoint (LeRobot needs Python >= 3.12; see README)."""
     openpi_host: str = "localhost"
     """openpi policy server host."""
     openpi_port: int = 8000
