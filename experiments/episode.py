@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from envs.episodes import EpisodeSpec
+from experiments.assessment import Assessment
 from experiments.records import EpisodeResult
 from policies.base import PolicyError
 
@@ -49,6 +50,7 @@ def run_episode(spec: EpisodeSpec, parts: EpisodeParts, max_decisions: int = 10_
     steps, status, error = 0, "error", None
     subgoals: list[dict] = []
     audit = {"decisions": 0, "matches_oracle": 0, "rewrites": 0, "rewrites_right": 0, "rewrites_wrong": 0}
+    assessment = Assessment()
     try:
         obs, info = env.reset(options={"episode": spec})
         video = info.get("video")
@@ -57,6 +59,8 @@ def run_episode(spec: EpisodeSpec, parts: EpisodeParts, max_decisions: int = 10_
         done = False
         while not done and len(subgoals) < max_decisions:
             oracle = low.oracle_subgoal()
+            if parts.memory is not None and low.unwrapped.history_slot() is not None:
+                assessment.probe(low.unwrapped, parts.memory, low.unwrapped.clock)
             proposed = composer.propose(obs, info)
             if proposed is None:
                 proposed = ""  # no proposal: the policy holds still this chunk
@@ -72,6 +76,8 @@ def run_episode(spec: EpisodeSpec, parts: EpisodeParts, max_decisions: int = 10_
                 subgoals.append({"step": info["steps"], "oracle": oracle, "proposed": proposed, "executed": executed, "right": right})
             done = terminated or truncated
         status, steps, error = info["status"], info["steps"], info.get("error")
+        if parts.memory is not None:
+            assessment.probe(low.unwrapped, parts.memory, low.unwrapped.clock)
         if status == "ongoing":
             status, error = "error", f"stopped after {max_decisions} decisions without an outcome"
     except PolicyError as exc:
@@ -84,7 +90,10 @@ def run_episode(spec: EpisodeSpec, parts: EpisodeParts, max_decisions: int = 10_
             memory_diag = dict(parts.memory.diagnostics())
         except Exception as exc:  # diagnostics must never lose the episode
             memory_diag = {"diagnostics_error": repr(exc)}
-        memory_diag.update({k: v for k, v in audit.items()})
+        memory_diag.update(audit)
+        memory_diag["reads_correct"] = audit["rewrites_right"]
+        memory_diag["reads_wrong"] = audit["rewrites_wrong"]
+        memory_diag["assessment"] = assessment.to_dict()
     timings = dict(env.get_wrapper_attr("timings"))
     return EpisodeResult(
         task=spec.task, split=spec.split, episode=spec.episode_idx, env_seed=spec.env_seed, seed=parts.seed,

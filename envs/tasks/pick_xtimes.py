@@ -19,6 +19,7 @@ import numpy as np
 from envs.core import primitives as P
 from envs.core.base_task import HistorySlot, RoboMMETask
 from envs.core.checker import SubgoalEntry
+from envs.core.probes import ProbeQuestion
 from envs.core.language import number_word, ordinal_word
 from envs.core.sampling import TablePlacer
 from envs.core.scene_parts import (
@@ -151,6 +152,11 @@ class PickXtimes(ButtonMixin, RoboMMETask):
         pick = self.ground_template(f"pick up the {self.colour} cube at <> for the {ordinal_word(min(k, 10))} time", self.cube)
         press = self.ground_template("press the button at <> to stop", P.button_cap(self.button))
         return HistorySlot("repeat or stop", (pick, press))
+
+    def probe_questions(self):
+        """Questions for the memory assessment: how many repetitions are done so far?"""
+        done = self.truth()["places_done"]
+        return [ProbeQuestion("count", "how many times has the cube been placed on the target?", "repetitions", done)]
 
     def truth(self) -> dict:
         done = sum(1 for e in self.checker.entries[: self.checker.index] if e.option == "place")

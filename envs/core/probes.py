@@ -1,0 +1,27 @@
+"""Questions a task asks about its own past, with true answers, for the memory assessment.
+
+Tasks build them from their privileged truth (``task.probe_questions()``); the auditor in
+``experiments/assessment.py`` answers them from the memory's snapshot alone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class ProbeQuestion:
+    """One question about the past, with its true answer.
+
+    kind: ``count`` (answer: int; ``record`` names the progress record), ``binding`` (answer: the
+    ``<y, x>`` of the true object; ``record`` is the binding text, ``candidates`` the points of all
+    look-alike objects, the true one included), ``route`` (answer: tuple of segment words;
+    ``record`` is the trajectory name).
+    """
+
+    kind: str
+    text: str
+    record: str
+    answer: Any
+    candidates: tuple[tuple[float, float], ...] = ()
