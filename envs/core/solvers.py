@@ -88,7 +88,8 @@ class Executor:
         return np.asarray(q7, dtype=np.float32)
 
     # ------------------------------------------------------------------ planning
-    def _plan(self, pose: sapien.Pose) -> np.ndarray:
+    def plan(self, pose: sapien.Pose) -> np.ndarray:
+        """Joint path (N, dof) from the commanded target to ``pose``; raises PlanningFailed."""
         start = np.hstack([self.q_cmd, self.fingers])
         goal = np.hstack([pose.p, pose.q])
         for _ in range(2):
@@ -101,8 +102,10 @@ class Executor:
                 return res["position"]
         raise PlanningFailed(f"no plan to {np.round(pose.p, 3).tolist()}: {res['status']}")
 
+    _plan = plan  # kept for callers written before ``plan`` was public
+
     def move_to(self, pose: sapien.Pose, settle: int = 2) -> Actions:
-        path = self._plan(pose)
+        path = self.plan(pose)
         for q in path:
             self.q_cmd = np.asarray(q[:7], dtype=np.float64)
             yield self.action()
