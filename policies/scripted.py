@@ -7,7 +7,8 @@ object whose projected centre is nearest to it in the current front view; a wron
 therefore produces a wrong action. A subgoal without a point acts on the candidate its words name
 (colour word) or on the only candidate.
 
-The plan is cached while the subgoal text is unchanged. ``noise`` injects the benchmark's kind of
+The plan is cached while the subgoal stays the same: the same text, or a text that resolves to
+the same option on the same object (a re-grounded point a few pixels away). ``noise`` injects the benchmark's kind of
 execution failure (a grasp from too high, an offset grasp), seeded per episode by the run seed,
 so policy seeds mean something on the CPU default.
 """
@@ -41,6 +42,7 @@ class ScriptedPolicy(Policy):
         self.horizon = horizon
         self.noise = noise
         self._text: str | None = None
+        self._key: tuple | None = None
         self._motion = None
         self._ex: S.Executor | None = None
         self.rng = np.random.default_rng(0)
@@ -51,7 +53,7 @@ class ScriptedPolicy(Policy):
         return self.env.unwrapped
 
     def reset(self, seed: int) -> None:
-        self._text, self._motion, self._ex = None, None, None
+        self._text, self._motion, self._ex, self._key = None, None, None, None
         self.rng = np.random.default_rng(seed)
         self.resolutions = []
 
@@ -76,12 +78,11 @@ class ScriptedPolicy(Policy):
             return option, named[0]
         return option, cands[0][1] if len(cands) == 1 else None
 
-    def _start(self, text: str):
+    def _start(self, text: str, resolved):
         t = self.task
         if self._ex is None:
             self._ex = S.Executor(t)
         self._ex.sync()
-        resolved = self.resolve(text)
         self.resolutions.append({"subgoal": text, "option": None if resolved is None else resolved[0]})
         if resolved is None or resolved[1] is None and resolved[0] not in ("wait",):
             return iter(())
@@ -95,7 +96,13 @@ class ScriptedPolicy(Policy):
         text = obs["subgoal"]
         if text != self._text:
             self._text = text
-            self._motion = self._start(text) if text else iter(())
+            resolved = self.resolve(text) if text else None
+            key = None if resolved is None else (resolved[0], id(resolved[1]), _POINT.sub("<>", text))
+            # the same verb on the same object (a point that moved by a few pixels) continues the
+            # current motion, as a learned policy would; anything else starts a new one
+            if key is None or key != self._key:
+                self._key = key
+                self._motion = self._start(text, resolved) if text else iter(())
         chunk = []
         for _ in range(self.horizon):
             a = next(self._motion, None)
