@@ -301,7 +301,7 @@ def expand_tasks(names: tuple[str, ...] | list[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(out))
 
 
-_RANGE = re.compile(r"(\d+):(\d+)(?::(\d+))?")
+_RANGE = re.compile(r"([0-9]+):([0-9]+)(?::([0-9]+))?")
 
 
 def parse_episodes(items: tuple[str, ...] | list[str] | str, split: str = "test") -> tuple[int, ...]:
@@ -312,7 +312,7 @@ def parse_episodes(items: tuple[str, ...] | list[str] | str, split: str = "test"
     out: list[int] = []
     for item in items:
         for part in str(item).replace(",", " ").split():
-            if part.isdigit():
+            if part.isascii() and part.isdecimal():
                 out.append(int(part))
                 continue
             m = _RANGE.fullmatch(part)

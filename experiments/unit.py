@@ -71,15 +71,23 @@ def build_parts(unit: WorkUnit, cfg, video_path=None) -> EpisodeParts:
     policy, needs_images = build_policy(cfg, low)
     policy.reset(unit.seed)
     uses_memory = cond.memory or cond.recent_window is not None
-    stride = cfg.render_stride if uses_memory else 0
-    env = SubgoalExecution(low, policy, horizon=cfg.horizon, frame_stride=stride, render_query=uses_memory or cfg.composer == "vlm",
-                           policy_needs_images=needs_images)
     memory = None
     if uses_memory:
         from experiments.memory_factory import build_memory
-        from wrappers.memory_layer import MemoryLayer
 
         memory = build_memory(cond)
+    # render only what a consumer reads (experiments/render_schedule.py); the demonstration's
+    # frames and the wrist camera are set per episode on the cached env, so nothing leaks
+    from experiments.render_schedule import render_schedule
+
+    sched = render_schedule(cfg, memory=memory, composer=cfg.composer_for(cond), policy_images=needs_images,
+                            record=video_path is not None)
+    low.video_stride, low.wrist = sched.video_stride, False  # the wrapper renders the wrist when the policy reads it
+    env = SubgoalExecution(low, policy, horizon=cfg.horizon, **sched.wrapper_kwargs(),
+                           timers={"memory_s": memory.time_s} if hasattr(memory, "time_s") else None)
+    if uses_memory:
+        from wrappers.memory_layer import MemoryLayer
+
         env = MemoryLayer(env, memory, window=cond.recent_window)
     if video_path is not None:
         from wrappers.record_episode import RecordEpisode

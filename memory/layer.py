@@ -13,6 +13,7 @@ tool runs, so the stack behaves exactly as it would without a memory layer.
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -121,11 +122,35 @@ class MemoryLayer:
         self._frames: Counter = Counter()
         self._revisions = 0
         self._last_step: int | None = None
+        # Wall-clock seconds spent inside the layer, accumulated since construction (the harness
+        # builds one layer per episode; the recent-N baseline calls ``reset`` at every decision, so
+        # these are deliberately not cleared by ``reset``). Read them with :meth:`time_s`.
+        self._time: dict[str, float] = {"reset_s": 0.0, "observe_s": 0.0, "revise_s": 0.0}
+        self._tool_time: dict[str, dict[str, float]] = {
+            t.name: {"reset_s": 0.0, "observe_s": 0.0, "gate_s": 0.0, "reground_s": 0.0} for t in self.tools
+        }
+
+    # ----------------------------------------------------------------- timing
+
+    def time_s(self) -> float:
+        """Seconds spent in ``reset`` + ``observe`` + ``revise`` since this layer was built."""
+        return sum(self._time.values())
+
+    def timings(self) -> dict[str, float]:
+        """Seconds per entry point (``reset_s``, ``observe_s``, ``revise_s``) since this layer was built."""
+        return dict(self._time)
 
     # ----------------------------------------------------------------- episode
 
     def reset(self, goal: str, demo_frames: Sequence[Frame]) -> None:
         """Start an episode: clear everything, specify from ``goal``, then watch the conditioning video."""
+        t0 = time.perf_counter()
+        try:
+            self._reset(goal, demo_frames)
+        finally:
+            self._time["reset_s"] += time.perf_counter() - t0
+
+    def _reset(self, goal: str, demo_frames: Sequence[Frame]) -> None:
         self.store.reset()
         self._traces = []
         self._fed = {t.name: 0 for t in self.tools}
@@ -146,7 +171,9 @@ class MemoryLayer:
         if not self.config.enabled:
             return
         for tool in self.tools:
+            t1 = time.perf_counter()
             tool.reset(spec, self.store)
+            self._tool_time[tool.name]["reset_s"] += time.perf_counter() - t1
         for frame in demo_frames:
             if not isinstance(frame, Frame):
                 raise TypeError(f"demo frames must be Frame objects, got {frame!r}")
@@ -162,7 +189,11 @@ class MemoryLayer:
             raise TypeError(f"observe needs a Frame, got {frame!r}")
         if not self.config.enabled or (frame.source == "video" and not self.config.use_video):
             return
-        self._feed(frame)
+        t0 = time.perf_counter()
+        try:
+            self._feed(frame)
+        finally:
+            self._time["observe_s"] += time.perf_counter() - t0
 
     def _feed(self, frame: Frame) -> None:
         if self._last_step is not None and frame.step < self._last_step:
@@ -176,13 +207,17 @@ class MemoryLayer:
             n = self._fed[tool.name]
             self._fed[tool.name] = n + 1
             if n % tool.stride == 0:
+                t0 = time.perf_counter()
                 tool.observe(frame, self.store)
+                self._tool_time[tool.name]["observe_s"] += time.perf_counter() - t0
 
     # ----------------------------------------------------------------- decisions
 
     def _reground(self, entity: EntityRecord, frame: Frame) -> Point | None:
         for tool in self.tools:
+            t0 = time.perf_counter()
             point = tool.reground(entity, frame)
+            self._tool_time[tool.name]["reground_s"] += time.perf_counter() - t0
             if point is not None:
                 return point
         return None
@@ -194,6 +229,13 @@ class MemoryLayer:
             raise TypeError(f"proposed subgoal must be a string, got {proposed!r}")
         if not self.config.enabled:
             return Revision(proposed, False, None)
+        t0 = time.perf_counter()
+        try:
+            return self._revise(proposed, frame)
+        finally:
+            self._time["revise_s"] += time.perf_counter() - t0
+
+    def _revise(self, proposed: str, frame: Frame) -> Revision:
         self._revisions += 1
         assert self._access is not None and self.spec is not None
         text, traces = self._access.revise(proposed, frame, self.store, self._reground, self.tools)
@@ -201,7 +243,9 @@ class MemoryLayer:
             kind = tool.gate_kind
             if kind is not None and not self.config.agent_decided_access and not self.spec.allows(kind):
                 continue
+            t1 = time.perf_counter()
             gated = tool.gate(text, self.store)
+            self._tool_time[tool.name]["gate_s"] += time.perf_counter() - t1
             if gated is not None and gated != text:
                 traces.append(gate_trace(frame.step, tool.name, proposed, text, gated, kind))
                 text = gated
@@ -244,6 +288,8 @@ class MemoryLayer:
             "frames": dict(self._frames),
             "spec": None if self.spec is None else self.spec.to_dict(),
             "tools": {t.name: t.diagnostics() for t in self.tools},
+            "time_s": {k: round(v, 6) for k, v in self._time.items()},
+            "tool_time_s": {n: {k: round(v, 6) for k, v in d.items()} for n, d in self._tool_time.items()},
         }
 
     def _require_reset(self) -> None:

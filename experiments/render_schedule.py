@@ -1,0 +1,239 @@
+"""Which camera frames an episode renders, and for whom: the render schedule.
+
+On these machines a 256x256 frame from SAPIEN's software Vulkan renderer costs about 30 physics
+steps (``benchmarks/loop.md``), so an episode renders only what one of its consumers reads:
+
+==========================  ==========================================================================
+consumer                    frames
+==========================  ==========================================================================
+memory tools                the front camera every ``s`` env steps, ``s`` the finest stride any active
+                            tool needs (its ``render_stride``), never coarser than the run's
+                            ``--render-stride``; tools that read only the first frames (the scene
+                            layout) add an early window instead of a finer stride for the whole episode
+memory / VLM composer       the current view at each composer query (every ``horizon`` steps): the
+                            memory re-grounds recalled entities in it, the VLM composer looks at it
+image policies              front and wrist views at each query (openpi π0.5, LeRobot); the wrist
+                            camera is rendered for nobody else
+recorder (``--video``)      the front camera every ``--render-stride`` steps
+conditioning video          the demonstration's frames only when someone reads them (memory with
+                            ``use_video``, a VLM composer, the recorder); otherwise the demonstration's
+                            physics runs without a single frame
+==========================  ==========================================================================
+
+The oracle and history-blind composers read the simulator's ground truth, not pixels, so the
+oracle and no-memory conditions render nothing periodic at all, whatever ``--render-stride`` says.
+
+Tools declare their need with class (or instance) attributes; a tool that declares nothing falls
+back to :data:`TOOL_RENDER_NEEDS` by name, then to :data:`DEFAULT_TOOL_NEED`:
+
+* ``render_stride``: the coarsest stride (env steps) at which the tool still works; ``None``: the
+  tool needs no periodic frames;
+* ``render_until``: the need holds only for the first ``render_until`` live steps (``None``: all
+  episode long);
+* ``render_video``: the tool reads the conditioning video's frames.
+
+>>> sched = render_schedule(cfg, memory=layer)          # doctest: +SKIP
+>>> SubgoalExecution(low, policy, horizon=cfg.horizon, **sched.wrapper_kwargs())   # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = [
+    "DEFAULT_TOOL_NEED",
+    "NO_VIDEO",
+    "RenderNeed",
+    "RenderSchedule",
+    "TOOL_RENDER_NEEDS",
+    "render_schedule",
+    "tool_need",
+]
+
+NO_VIDEO = 10**6
+"""``RoboMMEEnv.video_stride`` that records no frame of the demonstration (its physics is unchanged)."""
+
+
+@dataclass(frozen=True)
+class RenderNeed:
+    """What one tool needs rendered (see the module docstring)."""
+
+    stride: int | None = 4
+    until: int | None = None
+    video: bool = True
+
+    def __post_init__(self) -> None:
+        for name in ("stride", "until"):
+            v = getattr(self, name)
+            if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1):
+                raise ValueError(f"render need {name} must be None or an int >= 1, got {v!r}")
+
+
+DEFAULT_TOOL_NEED = RenderNeed(stride=4)
+"""A tool that declares nothing gets what every memory tool got before the schedule existed: a
+front frame every 4 env steps and the whole conditioning video."""
+
+TOOL_RENDER_NEEDS: dict[str, RenderNeed] = {
+    # tracks coloured objects frame to frame (2 consecutive sightings verify, 24 px max jump)
+    "colour_blobs": RenderNeed(stride=4),
+    # a release is verified by the object resting on a target within the next rendered frames
+    "repetition_counter": RenderNeed(stride=4, video=False),
+    # buttons and targets from the first live frames, while the arm rests above the table
+    "scene_layout": RenderNeed(stride=4, until=8, video=False),
+}
+"""Needs of the registered tools that do not declare ``render_stride`` themselves."""
+
+_MISSING = object()
+
+
+def tool_need(tool: Any) -> RenderNeed:
+    """The render need of ``tool``: its own ``render_stride``/``render_until``/``render_video``
+    attributes, else its entry in :data:`TOOL_RENDER_NEEDS`, else :data:`DEFAULT_TOOL_NEED`."""
+    declared = getattr(tool, "render_stride", _MISSING)
+    if declared is not _MISSING:
+        return RenderNeed(
+            stride=declared,
+            until=getattr(tool, "render_until", None),
+            video=bool(getattr(tool, "render_video", True)),
+        )
+    return TOOL_RENDER_NEEDS.get(getattr(tool, "name", ""), DEFAULT_TOOL_NEED)
+
+
+@dataclass(frozen=True)
+class RenderSchedule:
+    """The frames one episode renders; :meth:`wrapper_kwargs` feeds it to ``SubgoalExecution``.
+
+    Attributes:
+        front_stride: front frame whenever the absolute clock is a multiple of this (0: never).
+        early_stride, early_until: also one every ``early_stride`` live steps up to ``early_until``.
+        query: the current view at every composer query.
+        policy_front, policy_wrist: the views an image policy reads at every query.
+        video: render the conditioning video's frames.
+        reasons: who asked for what, for logs and the benchmark.
+    """
+
+    front_stride: int = 0
+    early_stride: int = 0
+    early_until: int = 0
+    query: bool = False
+    policy_front: bool = False
+    policy_wrist: bool = False
+    video: bool = False
+    reasons: tuple[str, ...] = field(default=(), compare=False)
+
+    @property
+    def video_stride(self) -> int:
+        """``RoboMMEEnv.video_stride`` for this schedule: every frame, or none."""
+        return 1 if self.video else NO_VIDEO
+
+    def wrapper_kwargs(self) -> dict[str, Any]:
+        return dict(
+            frame_stride=self.front_stride,
+            early_stride=self.early_stride,
+            early_until=self.early_until,
+            render_query=self.query,
+            policy_needs_images=self.policy_front,
+            policy_needs_wrist=self.policy_wrist,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "front_stride": self.front_stride,
+            "early_stride": self.early_stride,
+            "early_until": self.early_until,
+            "query": self.query,
+            "policy_front": self.policy_front,
+            "policy_wrist": self.policy_wrist,
+            "video": self.video,
+            "reasons": list(self.reasons),
+        }
+
+
+def _active_tools(memory: Any) -> tuple[Any, ...]:
+    if memory is None:
+        return ()
+    config = getattr(memory, "config", None)
+    if config is not None and not getattr(config, "enabled", True):
+        return ()  # a disabled layer runs no tool
+    return tuple(getattr(memory, "tools", ()))
+
+
+def render_schedule(
+    cfg: Any,
+    *,
+    memory: Any = None,
+    composer: str | None = None,
+    policy_images: bool = False,
+    policy_wrist: bool | None = None,
+    record: bool = False,
+    tools: Iterable[Any] | None = None,
+) -> RenderSchedule:
+    """The render schedule of one episode.
+
+    Args:
+        cfg: the experiment config (``render_stride`` is the coarsest stride any periodic
+            consumer gets; ``composer`` is used when ``composer`` is not given).
+        memory: the episode's :class:`memory.layer.MemoryLayer` (``None``: no memory).
+        composer: the composer this episode uses (``oracle``, ``history-blind``, ``vlm``).
+        policy_images: the low-level policy reads the front image.
+        policy_wrist: it reads the wrist image too (default: same as ``policy_images``).
+        record: the episode is recorded to mp4.
+        tools: the active tools, instead of ``memory.tools``.
+    """
+    cap = int(cfg.render_stride)
+    if cap < 1:
+        raise ValueError(f"render_stride must be >= 1, got {cap!r}")
+    composer = composer if composer is not None else getattr(cfg, "composer", None)
+    active = tuple(tools) if tools is not None else _active_tools(memory)
+    use_video = bool(getattr(getattr(memory, "config", None), "use_video", True))
+    reasons: list[str] = []
+
+    periodic: list[int] = []
+    early: list[tuple[int, int]] = []
+    video = False
+    for tool in active:
+        need = tool_need(tool)
+        name = getattr(tool, "name", type(tool).__name__)
+        if need.stride is not None:
+            if need.until is None:
+                periodic.append(need.stride)
+                reasons.append(f"{name}: front every {need.stride} steps")
+            else:
+                early.append((need.stride, need.until))
+                reasons.append(f"{name}: front every {need.stride} steps for the first {need.until} live steps")
+        if need.video and use_video:
+            video = True
+            reasons.append(f"{name}: conditioning video")
+    if record:
+        periodic.append(cap)
+        video = True
+        reasons.append(f"recorder: front every {cap} steps and the conditioning video")
+    front = min([cap, *periodic]) if periodic else 0
+
+    early_stride = early_until = 0
+    if early:
+        stride = min(s for s, _ in early)
+        if front == 0 or front > stride:  # the periodic frames do not already cover the early window
+            early_stride, early_until = min(stride, cap), max(u for _, u in early)
+
+    query = bool(active) or composer == "vlm"
+    if active:
+        reasons.append("memory: current view at each query (re-grounding)")
+    if composer == "vlm":
+        video = True
+        reasons.append("vlm composer: current view at each query and the conditioning video")
+    wrist = policy_images if policy_wrist is None else bool(policy_wrist)
+    if policy_images:
+        reasons.append("policy: front view at each query" + (" and wrist view" if wrist else ""))
+    return RenderSchedule(
+        front_stride=front,
+        early_stride=early_stride,
+        early_until=early_until,
+        query=query,
+        policy_front=bool(policy_images),
+        policy_wrist=bool(policy_images and wrist),
+        video=video,
+        reasons=tuple(reasons),
+    )
