@@ -234,6 +234,10 @@ _RE_HIGHLIGHT = re.compile(r"\bhighlight\w*")
 _RE_COUNT = re.compile(rf"\b({_NUMBER}) ({_COLOUR}) ({_OBJECT})\b")
 _RE_TIMES = re.compile(rf"\b({_NUMBER}) times\b")
 _RE_ADVERB_TIMES = re.compile(r"\b(once|twice|thrice)\b")
+_RE_ROUND_TRIPS = re.compile(rf"\b({_NUMBER}) round trips?\b")
+# a trip between two named sides ("over the right-side target, then ... the left-side target"): done once
+# unless the goal gives a count
+_RE_TWO_SIDES = re.compile(r"\b(?:right|left)-side (\w+)\b.*\b(?:right|left)-side \1\b")
 _RE_EVENT_ORDINAL = re.compile(rf"\b(?:for|on|at) (?:the|its) ({_ORD}) (?:time|visit|arrival|pass|crossing)\b")
 _RE_REFERENCE_ORDINAL = re.compile(rf"\bthe ({_ORD}) (\w+) (?:it|that|which|where|you)\b")
 _RE_ANCHOR = re.compile(
@@ -286,9 +290,11 @@ class InstructionSpecifier:
         counts = [(phrase, n) for phrase, n in counts if n is not None]
 
         repetitions = None
-        m = _RE_TIMES.search(text) or _RE_ADVERB_TIMES.search(text)
+        m = _RE_TIMES.search(text) or _RE_ADVERB_TIMES.search(text) or _RE_ROUND_TRIPS.search(text)
         if m:
             repetitions = parse_ordinal(m.group(1))
+        elif _RE_TWO_SIDES.search(text):
+            repetitions = 1
 
         event_ordinal = _RE_EVENT_ORDINAL.search(text)
         reference_ordinal = _RE_REFERENCE_ORDINAL.search(text)

@@ -37,6 +37,7 @@ from envs.core import primitives as P
 from envs.core import solvers as S
 from envs.core.base_task import HistorySlot, RoboMMETask
 from envs.core.checker import SubgoalEntry
+from envs.core.probes import ProbeQuestion
 from envs.core.sampling import SceneSamplingError, TablePlacer
 from envs.core.scene_parts import Placed
 
@@ -433,6 +434,32 @@ class UnmaskTask(RoboMMETask):
         template = self.pick_template(e.params["colour"])
         alts = tuple(self.ground_template(template, c) for i, c in enumerate(self.containers) if self.on_table(i))
         return HistorySlot("which container", alts or (e.name,))
+
+    def probe_questions(self):
+        """Binding questions for the memory assessment: where is the container hiding each named cube?
+
+        Asked only once the scene is at rest (containers down, swaps over), about the cubes the
+        goal names, while their container stands on the table (a lifted one shows its cube). The
+        answer is the true container's projected centre; the candidates are every container's.
+        The record text is the memory's binding wording (``memory.vocabulary.cover_binding``).
+        """
+        if self.clock < self.settle_clock:
+            return []
+        points = {
+            i: tuple(float(v) for v in self.project(self.pos_of(c)))
+            for i, c in enumerate(self.containers)
+            if self.on_table(i) and self.pos(c)[2] < 0.02
+        }
+        out = []
+        for colour in self.layout.pick_colours:
+            i = self.container_of(colour)
+            if i not in points:
+                continue
+            out.append(ProbeQuestion(
+                "binding", f"where is the container hiding the {colour} cube?", f"cover hiding the {colour} cube",
+                points[i], tuple(points.values()),
+            ))
+        return out
 
     def truth(self) -> dict:
         L = self.layout

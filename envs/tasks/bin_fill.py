@@ -44,6 +44,7 @@ from envs.core.base_task import HistorySlot, RoboMMETask
 from envs.core.checker import SubgoalEntry
 from envs.core.language import number_word, ordinal_word
 from envs.core.options import held_object
+from envs.core.probes import ProbeQuestion
 from envs.core.sampling import TablePlacer
 from envs.core.scene_parts import ButtonMixin, Placed, button_keep_out, pose_button, pose_cube, sample_button
 
@@ -270,6 +271,11 @@ class BinFill(ButtonMixin, RoboMMETask):
                 f"pick up the {ordinal_word(min(k, 10))} {colour} cube at <>", cube))
         alternatives.append(self.ground_template("press the button at <>", P.button_cap(self.button)))
         return HistorySlot("which colour next, or stop", tuple(alternatives))
+
+    def probe_questions(self):
+        """Questions for the memory assessment: how many cubes of each goal colour are in the bin?"""
+        return [ProbeQuestion("count", f"how many {c} cubes are in the bin?", f"deposited {c} cube", self.counts.get(c, 0))
+                for c, _ in self.layout.targets]
 
     def truth(self) -> dict:
         return {

@@ -33,6 +33,7 @@ from envs.core import solvers as S
 from envs.core.base_task import HistorySlot, RoboMMETask
 from envs.core.checker import SubgoalEntry
 from envs.core.language import ordinal_word
+from envs.core.probes import ProbeQuestion
 from envs.core.sampling import TablePlacer
 from envs.core.scene_parts import ButtonMixin, Placed, button_keep_out, pose_button, pose_flat, sample_button
 
@@ -300,6 +301,16 @@ class StopCube(ButtonMixin, RoboMMETask):
         press = self.ground_template("press the button to stop the cube on the target at <>", self.target)
         remaining = MAX_PASSES - j + 1
         return HistorySlot("press at this arrival or wait", (press,) + ("remain static",) * (remaining - 1))
+
+    def probe_questions(self):
+        """Questions for the memory assessment: how many times has the cube reached the target so far?
+
+        Arrivals up to the current step, or, after a press, up to the step whose pose the press froze.
+        """
+        t = self.truth()
+        until = t["stop_step"] - 1 if t["stop_step"] is not None else self.clock
+        return [ProbeQuestion("count", "how many times has the cube reached the target?", "arrivals",
+                              sum(1 for a in t["arrivals"] if a <= until))]
 
     def truth(self) -> dict:
         L = self.layout

@@ -36,6 +36,7 @@ from envs.core.base_task import HistorySlot, RoboMMETask
 from envs.core.checker import SubgoalEntry
 from envs.core.language import number_word, ordinal_word
 from envs.core.options import held_object
+from envs.core.probes import ProbeQuestion
 from envs.core.sampling import TablePlacer
 from envs.core.scene_parts import (
     ButtonMixin,
@@ -236,6 +237,16 @@ class SwingXtimes(ButtonMixin, RoboMMETask):
         swing = self.ground_template(
             f"move to the top of the right-side target at <> for the {ordinal_word(min(k, 10))} time", self.right)
         return HistorySlot("swing again or put down", (swing, f"put the {self.colour} cube on the table"))
+
+    def probe_questions(self):
+        """Questions for the memory assessment: how many target visits and round trips so far?"""
+        t = self.truth()
+        return [
+            ProbeQuestion("count", "how many times has the cube entered a target?", "target visits",
+                          t["visits_right"] + t["visits_left"]),
+            ProbeQuestion("count", "how many round trips are done (visits of the left-side target)?", "round trips",
+                          t["visits_left"]),
+        ]
 
     def truth(self) -> dict:
         return {

@@ -30,10 +30,66 @@ def _repetition_counter() -> Tool:
     return RepetitionCounter()
 
 
+def _flash_counter() -> Tool:
+    from memory.tools.flash_counter import FlashCounter
+
+    return FlashCounter()
+
+
+def _deposit_counter() -> Tool:
+    from memory.tools.deposit_counter import DepositCounter
+
+    return DepositCounter()
+
+
+def _pass_timer() -> Tool:
+    from memory.tools.pass_timer import PassTimer
+
+    return PassTimer()
+
+
+def _cover_flow() -> Tool:
+    from memory.tools.cover_tracker import OpticalFlowCue
+
+    return OpticalFlowCue()
+
+
+def _cover_binding_demo() -> Tool:
+    from memory.tools.cover_binding import CoverBindingTool
+
+    return CoverBindingTool("video")
+
+
+def _cover_follow_demo() -> Tool:
+    from memory.tools.cover_tracker import CoverFollowTool
+
+    return CoverFollowTool("video")
+
+
+def _cover_binding_live() -> Tool:
+    from memory.tools.cover_binding import CoverBindingTool
+
+    return CoverBindingTool("live")
+
+
+def _cover_follow_live() -> Tool:
+    from memory.tools.cover_tracker import CoverFollowTool
+
+    return CoverFollowTool("live")
+
+
 TOOL_FACTORIES: dict[str, Callable[[], Tool]] = {
     "colour_blobs": _colour_blobs,
     "scene_layout": _scene_layout,
     "repetition_counter": _repetition_counter,
+    "flash_counter": _flash_counter,
+    "deposit_counter": _deposit_counter,
+    "pass_timer": _pass_timer,
+    "cover_flow": _cover_flow,
+    "cover_binding_demo": _cover_binding_demo,
+    "cover_follow_demo": _cover_follow_demo,
+    "cover_binding_live": _cover_binding_live,
+    "cover_follow_live": _cover_follow_live,
 }
 
 

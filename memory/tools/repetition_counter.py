@@ -122,6 +122,8 @@ class RepetitionCounter(Tool):
         verb = sg.verb.lower()
         nxt = min(self.count + 1, 10)
         if verb.startswith("press") and self.count < self.target:
+            if not layout_points(store, "target"):
+                return None  # no target disc to have counted places on: no evidence either way
             p = self._object_point()
             if p is None:
                 return None

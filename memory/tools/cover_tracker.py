@@ -1,0 +1,455 @@
+"""Following bound containers when they move: association plus Lucas-Kanade optical flow.
+
+A cover binding (:mod:`memory.tools.cover_binding`) says *which* container hides a cube; when
+look-alike containers trade places, only following that container frame by frame keeps the
+binding true. Each bound container gets a :class:`CoverTrack` fed with two independent cues:
+
+* **flow** (identity continuity): corner features of the container in the previous frame are
+  followed into the current frame with pyramidal Lucas-Kanade (``cv2.calcOpticalFlowPyrLK``,
+  forward-backward checked); their median displacement predicts where the container went. The
+  flow cue is a tool of its own (:class:`OpticalFlowCue`, group ``identity``) so that the
+  identity ablation removes it and leaves association alone.
+* **association**: the container is re-detected as the mode of container pixels
+  (:class:`~memory.tools.cover_binding.ContainerAppearance`) near the prediction, accepted only
+  within a jump limit that grows with the steps elapsed since the last frame.
+
+Lifecycle of the record: both cues agree -> ``verified`` (position updated); they disagree ->
+``uncertain`` (identity kept, position from association; access abstains); no container where
+the cues point -> the track is *lost*: it keeps its motion-model prediction and widens its search
+radius on each following frame, at most three times (``recovery_steps``); a container found
+again -> ``reacquired``. A short occlusion (``patience`` frames, e.g. the arm passing over a
+container that is not moving) changes nothing.
+
+Render stride: a swap moves a container about 50-60 px in 50 steps with smoothstep timing, so its
+speed peaks near 2 px per step; at the default 4-step live stride that is under 10 px between
+frames, well inside one Lucas-Kanade pyramid level and the jump limit. The demonstration's frames
+come every step. The followers therefore declare no finer stride than the default.
+"""
+
+from __future__ import annotations
+
+import weakref
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+from scipy import ndimage
+
+from memory.frames import Frame
+from memory.records import EntityRecord, EntityStatus, Source
+from memory.spec import MemorySpec
+from memory.store import MemoryStore
+from memory.tools.base import Tool
+from memory.tools.cover_binding import COVER_ROLE, ContainerAppearance, local_centre, to_point
+from memory.vocabulary import cover_binding
+
+__all__ = ["CoverFollowTool", "CoverTrack", "OpticalFlowCue", "lk_displacement"]
+
+# store -> the flow cue active for that store's layer (absent when the identity group is ablated)
+_FLOW_BY_STORE: "weakref.WeakKeyDictionary[MemoryStore, OpticalFlowCue]" = weakref.WeakKeyDictionary()
+
+_LK = dict(winSize=(21, 21), maxLevel=3, criteria=(cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 30, 0.01))
+
+
+def gray(rgb: np.ndarray) -> np.ndarray:
+    return cv2.cvtColor(np.ascontiguousarray(rgb), cv2.COLOR_RGB2GRAY)
+
+
+def _weighted_median(values: np.ndarray, weights: np.ndarray) -> float:
+    order = np.argsort(values)
+    cum = np.cumsum(weights[order])
+    return float(values[order][np.searchsorted(cum, 0.5 * cum[-1])])
+
+
+def lk_displacement(prev_gray: np.ndarray, cur_gray: np.ndarray, points: np.ndarray, *, fb_max: float = 1.0,
+                    min_points: int = 3, centre=None, sigma: float = 6.0) -> tuple[np.ndarray, int] | None:
+    """Median displacement ``(dy, dx)`` of ``points`` (``(N, 2)`` as y, x) from ``prev_gray`` to ``cur_gray``.
+
+    Points are tracked forward and back; those whose round trip misses by more than ``fb_max``
+    px are dropped. With ``centre``, the median is weighted by a Gaussian of each point's
+    distance to it (points near the container's centre speak for it). ``None`` when fewer than
+    ``min_points`` survive.
+    """
+    if points is None or len(points) < min_points:
+        return None
+    p0 = np.ascontiguousarray(points[:, ::-1].reshape(-1, 1, 2).astype(np.float32))
+    p1, st1, _ = cv2.calcOpticalFlowPyrLK(prev_gray, cur_gray, p0, None, **_LK)
+    if p1 is None:
+        return None
+    p0r, st2, _ = cv2.calcOpticalFlowPyrLK(cur_gray, prev_gray, p1, None, **_LK)
+    if p0r is None:
+        return None
+    fb = np.linalg.norm((p0 - p0r).reshape(-1, 2), axis=1)
+    good = (st1.ravel() == 1) & (st2.ravel() == 1) & (fb <= fb_max)
+    if int(good.sum()) < min_points:
+        return None
+    d = (p1 - p0).reshape(-1, 2)[good]
+    if centre is None:
+        w = np.ones(len(d))
+    else:
+        r2 = ((points[good] - np.asarray(centre, np.float32)) ** 2).sum(axis=1)
+        w = np.exp(-r2 / (2 * sigma * sigma)) + 1e-6
+    return np.array([_weighted_median(d[:, 1], w), _weighted_median(d[:, 0], w)]), int(good.sum())
+
+
+class OpticalFlowCue(Tool):
+    """The identity-continuity cue: keeps the grayscale frames and answers flow questions.
+
+    It writes nothing itself. While it is active in a layer, the cover followers of that layer
+    ask it where a container's features went; remove its group (``identity``) and they follow
+    by association alone.
+    """
+
+    name = "cover_flow"
+    group = "identity"
+
+    def __init__(self, keep: int = 3) -> None:
+        self.stride = 1
+        self.render_stride = None  # reads whatever frames the followers get; needs none of its own
+        self.render_video = False
+        self.keep = keep
+        self._active = False
+        self._frames: dict[int, np.ndarray] = {}
+        self.calls = 0
+        self.answered = 0
+
+    def reset(self, spec: MemorySpec, store: MemoryStore) -> None:
+        self._frames = {}
+        self.calls = self.answered = 0
+        self._active = bool(spec.bindings)  # only cover followers ask; without bindings there are none
+        _FLOW_BY_STORE[store] = self
+
+    def _remember(self, step: int, rgb: np.ndarray) -> np.ndarray:
+        g = self._frames.get(step)
+        if g is None:
+            g = gray(rgb)
+            self._frames[step] = g
+            for old in sorted(self._frames)[: -self.keep]:
+                del self._frames[old]
+        return g
+
+    def observe(self, frame: Frame, store: MemoryStore) -> None:
+        if frame.rgb is not None and self._active:
+            self._remember(frame.step, frame.rgb)
+
+    def gray_at(self, step: int) -> np.ndarray | None:
+        return self._frames.get(step)
+
+    def displacement(self, prev_step: int, points: np.ndarray, frame: Frame, centre=None):
+        """Median flow of ``points`` (defined in the frame at ``prev_step``) into ``frame``, weighted toward ``centre``."""
+        self.calls += 1
+        prev = self._frames.get(prev_step)
+        if prev is None or frame.rgb is None:
+            return None
+        out = lk_displacement(prev, self._remember(frame.step, frame.rgb), points, centre=centre)
+        self.answered += out is not None
+        return out
+
+    def diagnostics(self) -> dict:
+        return {"calls": self.calls, "answered": self.answered}
+
+
+def flow_cue_for(store: MemoryStore) -> OpticalFlowCue | None:
+    return _FLOW_BY_STORE.get(store)
+
+
+@dataclass
+class CoverTrack:
+    """Frame-to-frame state of one bound container."""
+
+    key: str
+    pos: np.ndarray
+    step: int
+    vel: np.ndarray = field(default_factory=lambda: np.zeros(2))
+    status: EntityStatus = EntityStatus.VERIFIED
+    misses: int = 0
+    recovery: int = 0
+    lost: bool = False
+    area: float | None = None
+    mass: float | None = None  # container pixels usually seen around the track when the cues agree
+    parea: float | None = None  # usual area of the palette component the track sits on
+    history: list = field(default_factory=list)
+
+
+class CoverFollowTool(Tool):
+    """Keeps the position of every bound container of one ``source`` current as containers move.
+
+    Args:
+        source: ``"video"`` follows bindings made from the demonstration through its frames
+            (group ``demo_relation_update``); ``"live"`` follows live bindings through live
+            frames (group ``live_binding``).
+        ms_radius: mean-shift window (px) of the association cue.
+        min_pixels: container pixels a detection needs in that window.
+        jump_base, jump_per_step: jump limit = base + per_step * steps since the last frame.
+        agree_px: flow and association agree when within this distance.
+        patience: frames without a detection tolerated before the track counts as lost.
+        recovery_steps: how many times a lost track widens its search radius.
+        feature_radius: where the features of a container are taken from.
+    """
+
+    def __init__(self, source: str = "video", *, ms_radius: float = 9.0, min_pixels: int = 40,
+                 jump_base: float = 5.0, jump_per_step: float = 3.0, agree_px: float = 7.0, patience: int = 2,
+                 recovery_steps: int = 3, recovery_radius: float = 12.0, feature_radius: float = 10.0,
+                 min_move: float = 1.5) -> None:
+        if source not in ("live", "video"):
+            raise ValueError(f"source must be 'live' or 'video', got {source!r}")
+        self.frame_source = source
+        self.source = Source.of_frame(source)
+        self.name = "cover_follow_demo" if source == "video" else "cover_follow_live"
+        self.group = "demo_relation_update" if source == "video" else "live_binding"
+        self.stride = 1
+        self.render_stride = 4
+        self.render_video = source == "video"
+        self.ms_radius = ms_radius
+        self.min_pixels = min_pixels
+        self.jump_base = jump_base
+        self.jump_per_step = jump_per_step
+        self.agree_px = agree_px
+        self.patience = patience
+        self.recovery_steps = recovery_steps
+        self.recovery_radius = recovery_radius
+        self.feature_radius = feature_radius
+        self.min_move = min_move
+        self.appearance = ContainerAppearance()
+        self._tracks: dict[str, CoverTrack] = {}
+        self._prev: tuple[int, np.ndarray, np.ndarray] | None = None  # (step, gray, container mask)
+        self._counts: dict[str, int] = {}
+
+    def reset(self, spec: MemorySpec, store: MemoryStore) -> None:
+        self.appearance.reset()
+        self._tracks = {}
+        self._prev = None
+        self._counts = {"frames": 0, "agree": 0, "disagree": 0, "association_only": 0, "flow_only": 0, "missed": 0,
+                        "lost": 0, "reacquired": 0, "occluded": 0}
+
+    # ------------------------------------------------------------------ helpers
+    def _bound_records(self, store: MemoryStore) -> dict[str, EntityRecord]:
+        return {k: r for k, r in store.entities().items()
+                if r.role == COVER_ROLE and r.source == self.source and r.position is not None
+                and (r.binding or "").startswith(cover_binding(""))}
+
+    def _features(self, prev_gray: np.ndarray, prev_mask: np.ndarray, pos: np.ndarray) -> np.ndarray | None:
+        """Points to follow for the container around ``pos`` in the previous frame, as ``(N, 2)`` (y, x).
+
+        Its corners (``goodFeaturesToTrack`` on the container pixels and their one-pixel border)
+        plus a 3-px grid over its pixels: the faces are flat, but a 21-px Lucas-Kanade window on
+        any of them reaches the container's edges.
+        """
+        h, w = prev_gray.shape
+        r = int(self.feature_radius)
+        y0, y1 = max(0, int(pos[0]) - r), min(h, int(pos[0]) + r + 1)
+        x0, x1 = max(0, int(pos[1]) - r), min(w, int(pos[1]) + r + 1)
+        if y1 - y0 < 5 or x1 - x0 < 5:
+            return None
+        m = prev_mask[y0:y1, x0:x1]
+        if m.sum() < 10:
+            return None
+        # only the container pixels connected to the track's own spot: a neighbour passing close by
+        # (the other container of a swap) must not lend its motion
+        labels, n = ndimage.label(m, structure=np.ones((3, 3), bool))
+        cy, cx = int(pos[0]) - y0, int(pos[1]) - x0
+        core = labels[max(0, cy - 4) : cy + 5, max(0, cx - 4) : cx + 5]
+        own = np.unique(core[core > 0])
+        if own.size:
+            m = np.isin(labels, own)
+        m8 = cv2.dilate(m.astype(np.uint8), np.ones((3, 3), np.uint8))
+        pts = cv2.goodFeaturesToTrack(np.ascontiguousarray(prev_gray[y0:y1, x0:x1]), maxCorners=24, qualityLevel=0.01,
+                                      minDistance=2, mask=m8, blockSize=3)
+        corners = np.zeros((0, 2), np.float32) if pts is None else pts.reshape(-1, 2)[:, ::-1].astype(np.float32)
+        gy, gx = np.nonzero(m[1::3, 1::3])
+        grid = np.stack([gy * 3 + 1, gx * 3 + 1], axis=1).astype(np.float32)
+        out = np.concatenate([corners, grid]) + np.array([y0, x0], np.float32)
+        return out if len(out) >= 3 else None
+
+    def _component_area(self, mask: np.ndarray, pos: np.ndarray) -> int:
+        """Area of the palette component(s) under the track's spot (0 when none)."""
+        if self._labels is None:
+            y0, y1, x0, x1 = ContainerAppearance._clip(mask, self._roi)
+            labels, _ = ndimage.label(mask[y0:y1, x0:x1], structure=np.ones((3, 3), bool))
+            self._labels = (labels, y0, x0, np.bincount(labels.ravel()))
+        labels, y0, x0, counts = self._labels
+        cy, cx = int(pos[0]) - y0, int(pos[1]) - x0
+        core = labels[max(0, cy - 3) : max(0, cy + 4), max(0, cx - 3) : max(0, cx + 4)]
+        own = np.unique(core[core > 0])
+        return int(counts[own].sum()) if own.size else 0
+
+    def _jump(self, dt: int) -> float:
+        return self.jump_base + self.jump_per_step * max(1, dt)
+
+    def _nearest_blob(self, mask: np.ndarray, around: np.ndarray, radius: float, area: float | None = None):
+        found = self._detect(around, radius, area)
+        return None if found is None else found[0]
+
+    def _detect(self, around: np.ndarray, radius: float, area: float | None = None):
+        found = self.appearance.detect(self._rgb, around, radius=radius, max_shift=radius + 3, min_pixels=self.min_pixels,
+                                       step=self._step, roi=self._roi, expected_area=area)
+        return None if found is None else (np.array(found[0]), found[1])
+
+    # ------------------------------------------------------------------ frames
+    def observe(self, frame: Frame, store: MemoryStore) -> None:
+        if frame.rgb is None or frame.source != self.frame_source:
+            return
+        records = self._bound_records(store)
+        if not records and not self._tracks:
+            self._prev = None
+            return
+        g = gray(frame.rgb)
+        for key, rec in records.items():
+            if key not in self._tracks:
+                if not self.appearance.learned:
+                    self.appearance.learn(frame.rgb, rec.position)
+                area = self.appearance.blob_area(frame.rgb, rec.position, frame.step)
+                self._tracks[key] = CoverTrack(key, np.array(rec.position, dtype=float), frame.step, status=rec.status,
+                                               area=None if area is None or area < 100 else float(area))
+        pts = np.array([t.pos for t in self._tracks.values()])
+        m = 48 + 16 * max((t.recovery for t in self._tracks.values()), default=0)
+        roi = (int(pts[:, 0].min()) - m, int(pts[:, 0].max()) + m + 1, int(pts[:, 1].min()) - m, int(pts[:, 1].max()) + m + 1)
+        mask = self.appearance.mask(frame.rgb, frame.step, roi)
+        self._occluders = self.appearance.occluder_mask(frame.rgb, frame.step, roi)
+        self._labels = None
+        self._roi = roi
+        self._rgb = frame.rgb
+        self._step = frame.step
+        self._counts["frames"] += 1
+        flow = flow_cue_for(store)
+        for key, track in self._tracks.items():
+            rec = records.get(key)
+            if rec is None:
+                continue
+            self._update(track, rec, frame, g, mask, flow, store)
+        self._prev = (frame.step, g, mask)
+
+    def _update(self, track: CoverTrack, rec: EntityRecord, frame: Frame, g, mask, flow, store: MemoryStore) -> None:
+        dt = max(1, frame.step - track.step)
+        before = track.pos.copy()
+        pred = track.pos.copy()  # containers stand still unless something moves them: no extrapolation
+        flow_pos, flow_broken = None, False
+        if flow is not None and self._prev is not None and self._prev[0] == track.step:
+            pts = self._features(self._prev[1], self._prev[2], track.pos)
+            if pts is not None:
+                out = flow.displacement(track.step, pts, frame, centre=track.pos)
+                # most of the container's points must survive the round trip; when few do, what
+                # moved was mostly something else (the arm sweeping over it)
+                if out is not None and out[1] >= max(3, 0.4 * len(pts)):
+                    flow_pos = track.pos + out[0]
+                else:
+                    flow_broken = True
+        start = flow_pos if flow_pos is not None else pred
+        det, kind = None, None
+        if not track.lost:
+            found = self._detect(start, self.ms_radius, track.area)
+            if found is not None and np.hypot(*(found[0] - track.pos)) <= self._jump(dt):
+                det, kind = found
+        else:  # lost: widen the search around the prediction, at most recovery_steps times
+            track.recovery = min(track.recovery + 1, self.recovery_steps)
+            radius = self.recovery_radius * (2 ** (track.recovery - 1))
+            taken = [t.pos for k, t in self._tracks.items() if k != track.key and not t.lost]
+            det = self._search(mask, pred, radius, track.area, taken)
+            kind = "blob" if det is not None else None
+
+        # occlusion: the arm in front of the container. Either fewer container pixels than usual around
+        # the track with something grayish that is not a container in their place, or the container's
+        # pixels merged into a region far larger than the container (the arm's faces can render at the
+        # container's gray levels when it comes close to the camera). Then the cues are unreliable,
+        # not contradictory: the track holds (or follows flow) and its status does not change.
+        vis = min(self.appearance.coverage(mask, start, self.ms_radius), self.appearance.coverage(mask, track.pos, self.ms_radius))
+        parea = self._component_area(mask, track.pos)
+        occluded = ((track.mass is not None and vis < 0.65 * track.mass
+                     and self.appearance.coverage(self._occluders, start, self.ms_radius + 2) >= 0.12)
+                    or (track.parea is not None and parea > 1.8 * track.parea)
+                    or flow_broken)
+        if occluded:
+            self._counts["occluded"] += 1
+
+        status, reason = track.status, None
+        if det is not None and flow_pos is not None and occluded and float(np.hypot(*(det - flow_pos))) > self.agree_px + 3.0:
+            track.pos = flow_pos  # the arm is over it: follow the container's own features, change nothing else
+            track.misses = 0
+        elif det is not None and flow_pos is not None:
+            gap = float(np.hypot(*(det - flow_pos)))
+            tol = self.agree_px if kind == "blob" else self.agree_px + 3.0
+            if gap <= tol:
+                self._counts["agree"] += 1
+                if track.lost or track.status is EntityStatus.UNCERTAIN:
+                    status = EntityStatus.REACQUIRED
+                    reason = "flow and association agree again"
+                else:
+                    reason = "flow and association agree"
+            else:
+                self._counts["disagree"] += 1
+                status = EntityStatus.UNCERTAIN
+                reason = f"flow and association disagree by {gap:.1f} px"
+            # agreeing: a lone blob's centroid is the container's centre; a merged blob's mode is
+            # pulled toward its neighbour and flow toward the neighbour's motion, so they are
+            # averaged. Disagreeing: identity continuity wins, the flow's position is kept.
+            if gap > tol:
+                track.pos = flow_pos
+            else:
+                track.pos = det if kind == "blob" else 0.5 * (det + flow_pos)
+            track.misses, track.lost, track.recovery = 0, False, 0
+        elif occluded and not track.lost and (det is None or kind != "blob"):
+            if flow_pos is not None and np.hypot(*(flow_pos - track.pos)) <= self._jump(dt):
+                track.pos = flow_pos
+            # else hold: a container under the arm stays where it was last seen
+        elif det is not None:
+            self._counts["association_only"] += 1
+            if track.lost or track.status is EntityStatus.UNCERTAIN:
+                status = EntityStatus.REACQUIRED
+                reason = "container found again near the prediction"
+                self._counts["reacquired"] += int(track.lost)
+            else:
+                reason = "associated (no flow cue)"
+            track.pos = det  # no flow this frame: association is all there is
+            track.misses, track.lost, track.recovery = 0, False, 0
+        else:
+            track.misses += 1
+            self._counts["missed"] += 1
+            if flow_pos is not None and np.hypot(*(flow_pos - track.pos)) <= self._jump(dt):
+                self._counts["flow_only"] += 1
+                track.pos = flow_pos
+            else:
+                track.pos = pred
+            if track.misses > self.patience and not track.lost:
+                track.lost = True
+                self._counts["lost"] += 1
+                status = EntityStatus.UNCERTAIN
+                reason = f"no container near the track for {track.misses} frames"
+        if status is track.status and reason is not None and reason.startswith("flow and association agree") and not occluded:
+            track.mass = vis if track.mass is None else 0.8 * track.mass + 0.2 * vis
+            if parea > 0:
+                track.parea = parea if track.parea is None else 0.8 * track.parea + 0.2 * min(parea, 1.5 * track.parea)
+        moved = track.pos - before
+        track.vel = 0.5 * track.vel + 0.5 * (moved / dt) if not track.lost else track.vel * 0.8
+        track.step = frame.step
+        track.status = status
+        new_pos = to_point(track.pos).as_tuple()
+        changed_pos = rec.position is None or np.hypot(new_pos[0] - rec.position[0], new_pos[1] - rec.position[1]) >= self.min_move
+        if status is not rec.status or (changed_pos and not track.lost):
+            pos = new_pos if not track.lost else rec.position
+            self.commit(store, track.key, rec.evolve(position=pos, status=status), step=frame.step,
+                        reason=reason or f"container followed {np.hypot(*moved):.1f} px", accepted=True)
+            if len(track.history) < 200:
+                track.history.append((frame.step, pos, status.value))
+
+    def _search(self, mask: np.ndarray, around: np.ndarray, radius: float, area: float | None = None, taken=()):
+        """Nearest container to ``around`` within ``radius``, trying seeds on rings; containers held by
+        another track (within ``ms_radius`` of its position) are not candidates."""
+        best = None
+        for r in np.arange(0.0, radius + 1e-6, max(4.0, self.ms_radius)):
+            for a in np.linspace(0, 2 * np.pi, max(1, int(2 * np.pi * r / 8)), endpoint=False):
+                seed = around + r * np.array([np.sin(a), np.cos(a)])
+                found = self._nearest_blob(mask, seed, self.ms_radius, area)
+                if found is None:
+                    continue
+                if any(np.hypot(*(found - p)) <= self.ms_radius for p in taken):
+                    continue
+                d = float(np.hypot(*(found - around)))
+                if d <= radius and (best is None or d < best[0]):
+                    best = (d, found)
+            if best is not None:
+                return best[1]
+        return None
+
+    def diagnostics(self) -> dict:
+        return {"counts": dict(self._counts), "tracks": {k: {"pos": [round(float(v), 1) for v in t.pos], "status": t.status.value}
+                                                        for k, t in self._tracks.items()}}

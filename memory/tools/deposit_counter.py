@@ -1,0 +1,314 @@
+"""Counts the cubes of each colour dropped into the bin, and gates "which colour next, or stop".
+
+The goal lists how many cubes of each colour go into the bin ("put two red cubes and one green
+cube into the bin"). The bin swallows what it receives: nothing in the view says how many cubes of
+each colour are already inside, and new cubes keep appearing on the table, so counting the cubes
+left on the table says nothing either. This tool counts *deposits*.
+
+Evidence for one deposit of colour C (the evidence gate):
+
+* a release in the executed actions (the gripper command going from closed to open);
+* just before it, a blob of colour C held near the bin (within ``near_px`` of the bin in the
+  image; the bin's dark floor is read from the first live frames and kept as a layout record),
+  that had not been resting there (a cube lying next to the bin is not the one carried);
+* within ``verify_within`` rendered frames after the release, that blob gone from where it was
+  and no blob of colour C near the bin (a cube that misses the opening lands beside it and stays
+  visible). A cube that shows up again where it vanished within the next frames takes the
+  deposit back.
+
+Cubes that appear later on the table change nothing: only a vanishing at the bin after a release
+counts. Each colour's count is a ``progress/deposited <colour> cube`` record (target: the goal's
+count for that colour, 0 for the others).
+
+The gate (read kind ``count_gate``) fires at the decisions the deposits settle: a proposal to
+pick up a cube or to press the button. While some goal colour is still owed, a press or a pick of a
+colour that is not owed becomes a pick of the first owed colour in goal order, re-grounded on a
+visible blob of that colour away from the bin (the one that has stood there longest, i.e. the next
+in order of appearance, with the ordinal of that colour's next cube); a
+pick of an owed colour keeps its point and gets the right ordinal. When every count is met, a pick
+becomes pressing the button at its layout position. While a release is still being verified the
+gate abstains.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import ndimage
+
+from memory.frames import Frame
+from memory.records import LayoutRecord, ProgressRecord
+from memory.spec import MemorySpec, ReadKind
+from memory.store import MemoryStore
+from memory.tools.base import Tool
+from memory.tools.colour_blobs import Blob, find_blobs
+from memory.tools.scene_layout import layout_points
+from memory.vocabulary import COLOUR_WORDS, colour_of
+from policies.subgoal_grammar import ordinal_word, try_parse
+
+BIN_KEY = "layout/bin"
+_EIGHT = np.ones((3, 3), dtype=bool)
+
+
+def key_for(colour: str) -> str:
+    return f"progress/deposited {colour} cube"
+
+
+def dark_squares(rgb: np.ndarray, top_margin: int = 40, max_value: int = 50) -> list[tuple[float, float, int]]:
+    """Compact near-black components (the bin's floor seen through its opening), largest first."""
+    mask = rgb.max(axis=-1) < max_value
+    labels, n = ndimage.label(mask, structure=_EIGHT)
+    out = []
+    for i, box in enumerate(ndimage.find_objects(labels), start=1):
+        if box is None or box[0].start < top_margin:
+            continue
+        area = int((labels[box] == i).sum())
+        h, w = box[0].stop - box[0].start, box[1].stop - box[1].start
+        if 80 <= area <= 2000 and max(h, w) <= 2.5 * min(h, w) and area >= 0.45 * h * w:
+            cy, cx = ndimage.center_of_mass(labels == i)
+            out.append((float(cy), float(cx), area))
+    return sorted(out, key=lambda b: -b[2])
+
+
+@dataclass
+class _Release:
+    step: int
+    candidates: list[Blob]  # blobs held near the bin just before the release
+    frames_left: int
+    before: list[Blob]  # every blob of the last frames before the release
+
+
+class DepositCounter(Tool):
+    name = "deposit_counter"
+    group = "progress"
+    gate_kind = ReadKind.COUNT_GATE
+    render_stride = 4
+    render_until = None
+    render_video = False
+
+    def __init__(self, near_px: float = 30.0, gone_px: float = 8.0, verify_within: int = 6, rest_frames: int = 6,
+                 still_px: float = 5.0, min_area: int = 10, layout_frames: int = 3):
+        self.still_px = still_px
+        self.near_px = near_px
+        self.gone_px = gone_px
+        self.verify_within = verify_within
+        self.rest_frames = rest_frames
+        self.min_area = min_area
+        self.layout_frames = layout_frames
+        self.goal: dict[str, int] = {}
+
+    # ------------------------------------------------------------------ episode
+    def reset(self, spec: MemorySpec, store: MemoryStore) -> None:
+        self.goal = {}
+        for phrase, n in spec.counts:
+            c = colour_of(phrase.split())
+            if c is not None:
+                self.goal[c] = self.goal.get(c, 0) + int(n)
+        self.active = bool(self.goal) and "bin" in spec.layout
+        self.deposited = dict.fromkeys(COLOUR_WORDS, 0)
+        self.bin: tuple[float, float] | None = None
+        self._bin_seen: list[tuple[float, float]] = []
+        self._live_frames = 0
+        self._closed = False
+        self._spots: list[list] = []  # [colour, y, x, first step seen standing there]
+        self._recent: list[tuple[int, list[Blob]]] = []  # (step, blobs) of the last rendered frames
+        self._rest: list[tuple[Blob, int]] = []  # blobs of the last frame, with how many frames in a row they stood there
+        self._release: _Release | None = None
+        self._vanished: list[tuple[int, Blob]] = []  # recent deposits: (step, blob), for take-backs
+        self._last_rgb: np.ndarray | None = None
+        self.rejected = 0
+        self.taken_back = 0
+        self.log: list[tuple[int, str]] = []
+        self._latched: tuple[str, tuple, str | None] | None = None
+        self._gate_calls = 0
+        self._rewrites = 0
+        if self.active:
+            for c in COLOUR_WORDS:
+                if c in self.goal:
+                    store.add(key_for(c), ProgressRecord(name=f"deposited {c} cube", count=0, target=self.goal[c]),
+                              step=store.last_step or 0, reason=f"goal asks for {self.goal[c]} {c} cube(s) in the bin")
+
+    # ------------------------------------------------------------------ evidence
+    def _read_bin(self, rgb: np.ndarray, step: int, store: MemoryStore) -> None:
+        squares = dark_squares(rgb)
+        if not squares:
+            return
+        y, x, _ = squares[0]
+        if any(np.hypot(y - py, x - px) <= 3 for py, px in self._bin_seen):
+            self.bin = (y, x)
+            self.commit(store, BIN_KEY, LayoutRecord(role="bin", label="bin", position=(int(round(y)), int(round(x)))),
+                        step=step, reason="dark bin floor seen twice at the same place", accepted=True)
+        self._bin_seen.append((y, x))
+
+    def _near_bin(self, b: Blob, radius: float | None = None) -> bool:
+        return self.bin is not None and b.distance(self.bin) <= (radius or self.near_px)
+
+    def observe(self, frame: Frame, store: MemoryStore) -> None:
+        if not self.active or frame.source != "live":
+            return
+        if frame.action is not None and len(frame.action) >= 8:
+            closed = float(frame.action[7]) < 0
+            if self._closed and not closed:
+                self._on_release(frame.step)
+            self._closed = closed
+        if frame.rgb is None:
+            return
+        self._last_rgb = frame.rgb
+        self._live_frames += 1
+        if self.bin is None and self._live_frames <= self.layout_frames + 5:
+            self._read_bin(frame.rgb, frame.step, store)
+        blobs = find_blobs(frame.rgb, COLOUR_WORDS, min_area=self.min_area)
+        rest = []
+        for b in blobs:
+            before = [n for p, n in self._rest if p.colour == b.colour and p.distance((b.y, b.x)) <= self.still_px]
+            rest.append((b, max(before, default=0) + 1))
+        self._rest = rest
+        for b, n in rest:  # where cubes stand, and since when (the order in which they appeared)
+            if n < 2 or self._near_bin(b, self.near_px * 0.8):
+                continue
+            spot = next((sp for sp in self._spots if sp[0] == b.colour and np.hypot(sp[1] - b.y, sp[2] - b.x) <= 6), None)
+            if spot is None:
+                self._spots.append([b.colour, b.y, b.x, frame.step])
+            else:
+                spot[1], spot[2] = b.y, b.x
+        self._recent = (self._recent + [(frame.step, blobs)])[-10:]
+        if self._release is not None and frame.step > self._release.step:
+            self._verify(frame.step, blobs, store)
+        self._check_take_back(frame.step, blobs, store)
+
+    def _resting(self, b: Blob) -> bool:
+        """Seen standing within ``still_px`` of here for ``rest_frames`` frames in a row (a cube on the table)."""
+        return any(p.colour == b.colour and p.distance((b.y, b.x)) <= self.still_px and n >= self.rest_frames
+                   for p, n in self._rest)
+
+    def _on_release(self, step: int) -> None:
+        if self.bin is None:
+            return
+        candidates: list[Blob] = []
+        for _, blobs in reversed(self._recent[-3:]):  # the latest frame that shows something held at the bin
+            candidates = [b for b in blobs if self._near_bin(b) and not self._resting(b)]
+            if candidates:
+                break
+        if not candidates:
+            self.rejected += 1
+            return
+        before = [b for _, blobs in self._recent for b in blobs]
+        self._release = _Release(step, candidates, self.verify_within, before)
+
+    def _verify(self, step: int, blobs: list[Blob], store: MemoryStore) -> None:
+        rel = self._release
+        assert rel is not None
+        rel.frames_left -= 1
+        gone = [c for c in rel.candidates
+                if not any(b.colour == c.colour and b.distance((c.y, c.x)) <= self.gone_px for b in blobs)]
+        # a cube that misses the opening lands next to it: a blob near the bin that was not there before
+        beside = {b.colour for b in blobs if self._near_bin(b)
+                  and not any(p.colour == b.colour and p.distance((b.y, b.x)) <= self.gone_px for p in rel.before)}
+        gone = [c for c in gone if c.colour not in beside]
+        if gone:
+            c = min(gone, key=lambda b: b.distance(self.bin))
+            self._release = None
+            self.deposited[c.colour] += 1
+            self._vanished = [(step, c)]
+            self.log.append((step, c.colour))
+            self._commit(c.colour, step, store, f"released at the bin; the {c.colour} cube held there vanished")
+            return
+        if rel.frames_left <= 0:
+            self._release = None
+            self.rejected += 1
+
+    def _check_take_back(self, step: int, blobs: list[Blob], store: MemoryStore) -> None:
+        kept = []
+        for t, c in self._vanished:
+            if step - t > 4 * self.verify_within:
+                continue
+            if any(b.colour == c.colour and b.distance((c.y, c.x)) <= self.gone_px / 2 for b in blobs) and step > t:
+                self.deposited[c.colour] -= 1
+                self.taken_back += 1
+                self._commit(c.colour, step, store, f"the {c.colour} cube is back where it vanished: no deposit")
+                continue
+            kept.append((t, c))
+        self._vanished = kept
+
+    def _commit(self, colour: str, step: int, store: MemoryStore, reason: str) -> None:
+        self.commit(store, key_for(colour),
+                    ProgressRecord(name=f"deposited {colour} cube", count=self.deposited[colour],
+                                   target=self.goal.get(colour, 0)),
+                    step=step, reason=reason, accepted=True)
+
+    # ------------------------------------------------------------------ gate
+    def owed(self) -> list[str]:
+        return [c for c, n in self.goal.items() if self.deposited.get(c, 0) < n]
+
+    def _pick_point(self, colour: str) -> tuple[int, int] | None:
+        if self._last_rgb is None:
+            return None
+        blobs = [b for b in find_blobs(self._last_rgb, [colour], min_area=self.min_area)
+                 if not self._near_bin(b, self.near_px * 0.8)]
+        if not blobs:
+            return None
+        def since(b: Blob) -> float:
+            spot = next((sp for sp in self._spots if sp[0] == b.colour and np.hypot(sp[1] - b.y, sp[2] - b.x) <= 6), None)
+            return float("inf") if spot is None else spot[3]
+
+        # the cube of that colour that has stood on the table longest (the next in order of appearance),
+        # then the most visible one
+        b = min(blobs, key=lambda b: (since(b), -b.area))
+        return b.point.y, b.point.x
+
+    def gate(self, proposed: str, store: MemoryStore) -> str | None:
+        if not self.active:
+            return None
+        self._gate_calls += 1
+        state = tuple(sorted(self.deposited.items())) + (self._release is not None,)
+        if self._latched is not None and self._latched[:2] == (proposed, state):
+            return self._latched[2]
+        out = self._decide(proposed, store)
+        self._latched = (proposed, state, out)
+        if out is not None:
+            self._rewrites += 1
+        return out
+
+    def _decide(self, proposed: str, store: MemoryStore) -> str | None:
+        sg = try_parse(proposed)
+        if sg is None or self._release is not None:
+            return None
+        verb = sg.verb.lower()
+        is_press = verb.startswith("press")
+        is_pick = verb.startswith("pick")
+        if not (is_press or is_pick):
+            return None
+        owed = self.owed()
+        if not owed:
+            if is_press:
+                return None
+            buttons = layout_points(store, "button")
+            if not buttons:
+                return None
+            y, x = buttons[0]
+            return f"press the button at <{y}, {x}>"
+        colour = None
+        if is_pick:
+            words = [w for np_ in sg.noun_phrases for w in (*np_.modifiers, np_.head)]
+            colour = colour_of(words)
+        if colour in owed:
+            k = self.deposited[colour] + 1
+            if sg.ordinal == k or sg.ordinal is None:
+                return None
+            point = (sg.points[0].y, sg.points[0].x) if sg.points else self._pick_point(colour)
+            if point is None:
+                return None
+            return f"pick up the {ordinal_word(min(k, 10))} {colour} cube at <{point[0]}, {point[1]}>"
+        for c in owed:  # goal order
+            point = self._pick_point(c)
+            if point is not None:
+                k = self.deposited[c] + 1
+                return f"pick up the {ordinal_word(min(k, 10))} {c} cube at <{point[0]}, {point[1]}>"
+        return None
+
+    def diagnostics(self) -> dict:
+        return {"active": self.active, "goal": dict(self.goal), "deposited": {c: n for c, n in self.deposited.items() if n},
+                "bin": None if self.bin is None else [round(v) for v in self.bin], "log": list(self.log),
+                "rejected_releases": self.rejected, "taken_back": self.taken_back,
+                "gate_calls": self._gate_calls, "rewrites": self._rewrites}

@@ -1,0 +1,286 @@
+"""Counts the passes of a moving object over a target, times them, and gates a timed press.
+
+The goal asks to stop a sliding object "just as it reaches the target for the k-th time". Every
+arrival looks the same, so which one is the k-th depends on counting the earlier ones; and the
+press has to start early enough to land on it, so the memory also needs to know *when* the next
+one comes.
+
+Evidence (pixels only):
+
+* the target: a saturated purple disc read from the first live frames (the scene layout), kept as
+  a layout record;
+* the moving object: whatever differs from a background model in which every pixel takes the
+  current value once it has stayed still for two rendered frames (a moving object never settles,
+  so the background keeps what was there before it came; the arm that comes to rest over the
+  button, or the place an object has just left, settle within two frames). Among the differing
+  components of a plausible size, the one nearest to the previous sighting is the object (the one
+  nearest to the target when there is none);
+* an *arrival*: two consecutive sightings (at most ``max_gap`` steps apart) whose segment passes
+  within ``cross_px`` of the target with the target's projection strictly between them (the
+  object was seen on both sides, the crossing is verified); its time is interpolated along the
+  segment. Arrivals closer than ``min_separation`` steps are one.
+
+Timing state (``progress/arrivals``: the verified count of arrivals at the target, the goal's k as target): the arrival
+steps, the period (the median gap between arrivals; before the second arrival, twice the time from
+the first arrival to the turn-around, which lies halfway between a sighting on the way back and the
+moment the object was as far out on its way out), and the predicted next arrival.
+
+The gate (read kind ``event_ordinal``) acts on "press the button ..." and "remain static". A press
+started at step t lands about ``press_latency`` steps later (a constant of the executor, like a
+reaction time: the scripted descent takes 6-8 steps; 10 leaves a margin). The first arrival a press
+started now can meet is the next one predicted to come at least ``press_latency`` steps from now.
+The gate lets the press through (or rewrites "remain static" into the press, at the button's layout
+point) when the arrival before the k-th has been verified, the first meetable one is the k-th, and
+it is due within ``release_within`` steps; a press at any other time becomes "remain static". Once
+released, the same press text is kept so that the executor does not restart it. (The executor then
+waits over the button for the arrival it can meet, so a release anywhere between the (k-1)-th
+arrival and the k-th minus the latency lands on the k-th.)
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+from scipy import ndimage
+
+from memory.frames import Frame
+from memory.records import ProgressRecord
+from memory.spec import MemorySpec, ReadKind
+from memory.store import MemoryStore
+from memory.tools.base import Tool
+from memory.tools.scene_layout import layout_points, purple_blobs
+from policies.subgoal_grammar import try_parse
+
+KEY = "progress/arrivals"
+WAIT = "remain static"
+_ARRIVAL_WORDS = re.compile(r"\b(reach\w*|visit\w*|arriv\w*|pass\w*|cross\w*)\b")
+_EIGHT = np.ones((3, 3), dtype=bool)
+
+
+class PassTimer(Tool):
+    name = "pass_timer"
+    group = "timed_progress"
+    gate_kind = ReadKind.EVENT_ORDINAL
+    render_stride = 4
+    render_until = None
+    render_video = False
+
+    def __init__(self, press_latency: int = 10, release_within: int = 72, still_threshold: int = 12,
+                 diff_threshold: int = 30, min_area: int = 30, max_area: int = 900, max_jump: float = 40.0,
+                 cross_px: float = 10.0, max_gap: int = 12, min_separation: int = 20):
+        self.press_latency = press_latency
+        self.release_within = release_within
+        self.still_threshold = still_threshold
+        self.diff_threshold = diff_threshold
+        self.min_area = min_area
+        self.max_area = max_area
+        self.max_jump = max_jump
+        self.cross_px = cross_px
+        self.max_gap = max_gap
+        self.min_separation = min_separation
+        self.k: int | None = None
+
+    # ------------------------------------------------------------------ episode
+    def reset(self, spec: MemorySpec, store: MemoryStore) -> None:
+        goal = spec.goal.lower()
+        self.active = (spec.ordinal is not None and ReadKind.EVENT_ORDINAL in spec.reads
+                       and "target" in spec.layout and bool(_ARRIVAL_WORDS.search(goal)))
+        self.k = spec.ordinal if self.active else None
+        self.target: tuple[float, float] | None = None
+        self._target_seen: list[tuple[float, float]] = []
+        self._bg: np.ndarray | None = None
+        self._prev: np.ndarray | None = None
+        self._still: np.ndarray | None = None
+        self._track: list[tuple[int, float, float, int]] = []  # (step, y, x, area)
+        self.arrivals: list[float] = []
+        self._out: list[tuple[int, float]] = []  # (step, distance) sightings moving away since the last arrival
+        self.turns: list[float] = []
+        self._last_step = 0
+        self._released: str | None = None
+        self._queries: list[int] = []
+        self._gate_calls = 0
+        self._rewrites = 0
+        self._decisions: list[dict] = []
+        if self.active:
+            store.add(KEY, ProgressRecord(name="arrivals", count=0, ordinal=self.k, target=self.k),
+                      step=store.last_step or 0, reason=f"goal asks for the arrival number {self.k}")
+
+    # ------------------------------------------------------------------ evidence
+    def _read_target(self, rgb: np.ndarray) -> None:
+        blobs = purple_blobs(rgb)
+        if not blobs:
+            return
+        y, x, _ = max(blobs, key=lambda b: b[2])
+        if any(np.hypot(y - py, x - px) <= 3 for py, px in self._target_seen):
+            self.target = (y, x)
+        self._target_seen.append((y, x))
+
+    def _update_background(self, rgb: np.ndarray) -> None:
+        """The background takes the current value of every pixel that stayed still for two frames."""
+        img = rgb.astype(np.int16)
+        if self._bg is None:
+            self._bg, self._prev, self._still = img.copy(), img, np.ones(img.shape[:2], dtype=bool)
+            return
+        still = np.abs(img - self._prev).max(axis=-1) < self.still_threshold
+        settled = still & self._still
+        self._bg[settled] = img[settled]
+        self._prev, self._still = img, still
+
+    def _find_object(self, rgb: np.ndarray) -> tuple[float, float, int] | None:
+        if self._bg is None:
+            return None
+        diff = np.abs(rgb.astype(np.int16) - self._bg).max(axis=-1) > self.diff_threshold
+        diff = ndimage.binary_opening(diff, structure=_EIGHT)
+        labels, n = ndimage.label(diff, structure=_EIGHT)
+        if n == 0:
+            return None
+        idx = np.arange(1, n + 1)
+        areas = ndimage.sum_labels(diff, labels, idx)
+        centres = ndimage.center_of_mass(diff, labels, idx)
+        comps = [(float(cy), float(cx), int(a)) for a, (cy, cx) in zip(areas, centres)
+                 if self.min_area <= a <= self.max_area]
+        if not comps:
+            return None
+        if self._track and self._last_step - self._track[-1][0] <= 2 * self.max_gap:
+            _, py, px, _ = self._track[-1]
+            near = [c for c in comps if np.hypot(c[0] - py, c[1] - px) <= self.max_jump]
+            if near:
+                return min(near, key=lambda c: np.hypot(c[0] - py, c[1] - px))
+        # (re)acquisition: the component nearest to the target
+        return min(comps, key=lambda c: np.hypot(c[0] - self.target[0], c[1] - self.target[1]))
+
+    def observe(self, frame: Frame, store: MemoryStore) -> None:
+        if not self.active or frame.source != "live" or frame.rgb is None:
+            return
+        step = frame.step
+        self._last_step = step
+        if self.target is None:
+            self._read_target(frame.rgb)
+        if self.target is None:
+            self._update_background(frame.rgb)
+            return
+        obj = self._find_object(frame.rgb)
+        self._update_background(frame.rgb)
+        if obj is None:
+            return
+        y, x, area = obj
+        if self._track:
+            self._crossing(self._track[-1], (step, y, x, area), store)
+        self._track = (self._track + [(step, y, x, area)])[-64:]
+        d = float(np.hypot(y - self.target[0], x - self.target[1]))
+        if not self.arrivals or len(self.turns) >= len(self.arrivals):
+            return
+        if not self._out or d > self._out[-1][1]:
+            self._out.append((step, d))  # on the way out since the last arrival
+        elif d < self._out[-1][1] - 2 * self.cross_px:
+            # on the way back: the motion is symmetric about the turn-around, so the turn is halfway
+            # between now and the moment the object was as far out as it is now
+            ts, ds = zip(*self._out)
+            t_out = float(np.interp(d, ds, ts))
+            self.turns.append(0.5 * (t_out + step))
+
+    def _crossing(self, a: tuple, b: tuple, store: MemoryStore) -> None:
+        (t0, y0, x0, a0), (t1, y1, x1, a1) = a, b
+        if t1 - t0 > self.max_gap or max(a0, a1) > 3 * min(a0, a1):
+            return
+        p0, p1, T = np.array([y0, x0]), np.array([y1, x1]), np.array(self.target)
+        seg = p1 - p0
+        L2 = float(seg @ seg)
+        if L2 < 1.0:
+            return
+        lam = float((T - p0) @ seg) / L2
+        if not 0.0 < lam <= 1.0:
+            return
+        closest = p0 + lam * seg
+        if float(np.hypot(*(closest - T))) > self.cross_px:
+            return
+        t = t0 + lam * (t1 - t0)
+        if self.arrivals and t - self.arrivals[-1] < self.min_separation:
+            return
+        self.arrivals.append(t)
+        self._out = [(t, 0.0)]
+        self.commit(store, KEY, ProgressRecord(name="arrivals", count=len(self.arrivals), ordinal=self.k, target=self.k),
+                    step=t1, reason=f"object seen reaching or crossing the target between two frames, at step {t:.1f}", accepted=True)
+
+    # ------------------------------------------------------------------ timing
+    def period(self) -> float | None:
+        if len(self.arrivals) >= 2:
+            return float(np.median(np.diff(self.arrivals)))
+        if self.arrivals and self.turns:
+            return 2.0 * (self.turns[0] - self.arrivals[0])
+        return None
+
+    def next_arrivals(self, n: int) -> list[float] | None:
+        """The next ``n`` arrival steps predicted from the verified ones and the period."""
+        p = self.period()
+        if not self.arrivals or p is None:
+            return None
+        return [self.arrivals[-1] + p * (i + 1) for i in range(n)]
+
+    def first_meetable(self, now: int) -> tuple[int, float | None] | None:
+        """(which arrival, when) a press started at ``now`` would land on first; ``None`` if unknown."""
+        c = len(self.arrivals)
+        nxt = self.next_arrivals(3)
+        if nxt is None:
+            if c == 0:
+                return None
+            # no period yet: the object is still on its way out (no turn-around seen), so the next
+            # arrival is at least as far away as the last one is behind
+            since = now - self.arrivals[-1]
+            if 2 * since >= self.press_latency:
+                return c + 1, None
+            return None
+        for j, t in enumerate(nxt, start=c + 1):
+            if t + 1 - now >= self.press_latency:
+                return j, t
+        return None
+
+    # ------------------------------------------------------------------ gate
+    def _press_text(self, store: MemoryStore) -> str | None:
+        buttons = layout_points(store, "button")
+        if buttons:
+            y, x = buttons[0]
+            return f"press the button to stop the cube on the target at <{y}, {x}>"
+        return None
+
+    def gate(self, proposed: str, store: MemoryStore) -> str | None:
+        if not self.active:
+            return None
+        self._gate_calls += 1
+        out = self._decide(proposed, store)
+        if out is not None and out != proposed:
+            self._rewrites += 1
+        return out
+
+    def _decide(self, proposed: str, store: MemoryStore) -> str | None:
+        sg = try_parse(proposed)
+        text = proposed.strip().lower()
+        is_press = sg is not None and sg.verb.lower().startswith("press")
+        is_wait = text == WAIT
+        if not (is_press or is_wait):
+            return None
+        now = self._last_step
+        if self._released is not None:  # keep the press going: a new text would restart it
+            return None if proposed == self._released else self._released
+        meet = self.first_meetable(now)
+        release = False
+        if meet is not None and meet[0] == self.k and len(self.arrivals) >= (self.k or 0) - 1:
+            release = meet[1] is None or meet[1] - now <= self.release_within
+        self._decisions.append({"step": now, "count": len(self.arrivals), "meet": None if meet is None else
+                                [meet[0], None if meet[1] is None else round(meet[1], 1)], "release": release})
+        if release:
+            press = proposed if is_press else self._press_text(store)
+            if press is None:
+                return None
+            self._released = press
+            return None if is_press else press
+        return WAIT if is_press else None
+
+    def diagnostics(self) -> dict:
+        p = self.period()
+        return {"active": self.active, "k": self.k, "arrivals": [round(a, 1) for a in self.arrivals],
+                "turns": self.turns, "period": None if p is None else round(p, 1),
+                "target": None if self.target is None else [round(v) for v in self.target],
+                "released": self._released, "gate_calls": self._gate_calls, "rewrites": self._rewrites,
+                "decisions": self._decisions[-12:]}

@@ -1,0 +1,291 @@
+"""The counting tools on frames rendered from the real tasks: flash counter (SwingXtimes), deposit
+counter (BinFill) and pass timer (StopCube), their evidence gates, their subgoal gates, and (slow)
+whole episodes where memory turns a history-blind failure into a success.
+
+The scenes are arranged through the env's own API (a flash disc laid on a target, a cube moved over
+the bin and then parked the way a deposit parks it); the tools only ever see the rendered pixels.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from envs import episode_spec, make_env
+from envs.core import counting_parts as C
+from memory.frames import Frame
+from memory.records import LayoutRecord
+from memory.spec import specify
+from memory.store import MemoryStore
+from memory.tools.deposit_counter import DepositCounter, dark_squares
+from memory.tools.flash_counter import FlashCounter, find_flashes
+from memory.tools.pass_timer import PassTimer
+
+OPEN, CLOSED = 1.0, -1.0
+
+
+def _frame(step: int, rgb, gripper: float = OPEN) -> Frame:
+    return Frame(step=step, rgb=rgb, joint_state=np.zeros(7), action=np.append(np.zeros(7), gripper))
+
+
+def _near(point, yx, tol: float) -> bool:
+    return float(np.hypot(point[0] - yx[0], point[1] - yx[1])) <= tol
+
+
+# --------------------------------------------------------------------------- SwingXtimes
+
+
+@pytest.fixture(scope="module")
+def swing():
+    """SwingXtimes test episode 2 (the target cube is red): frames unlit, right lit, left lit."""
+    env = make_env("SwingXtimes")
+    env.reset(options={"episode": episode_spec("SwingXtimes", 2)})
+    t = env.unwrapped
+    dark = env.front_frame()
+    spots = {"right": t.layout.right, "left": t.layout.left}
+    lit = {}
+    for side, spot in spots.items():
+        t.set_xyz(t.flash_discs[side], [spot.x, spot.y, 0.0045])
+        lit[side] = env.front_frame()
+        C.hide_visual(t, t.flash_discs[side])
+    where = {side: t.project([spot.x, spot.y, 0.0]) for side, spot in spots.items()}
+    goal = env.unwrapped.goal_texts()[0]
+    yield {"dark": dark, "lit": lit, "where": where, "goal": goal, "colour": t.colour}
+    env.close()
+
+
+def test_flash_detector_sees_lit_discs_and_not_a_red_cube(swing):
+    assert swing["colour"] == "red"  # a solid red cube is in view in every frame
+    assert find_flashes(swing["dark"]) == []
+    for side in ("right", "left"):
+        flashes = find_flashes(swing["lit"][side])
+        assert len(flashes) == 1
+        assert _near((flashes[0].y, flashes[0].x), swing["where"][side], 4.0)
+    # the front camera looks back at the robot: its right-side target is on the image's left
+    assert swing["where"]["right"][1] < swing["where"]["left"][1]
+
+
+def _swing_counter(goal: str):
+    spec = specify(goal)
+    store = MemoryStore()
+    tool = FlashCounter()
+    tool.reset(spec, store)
+    return tool, store
+
+
+def test_flash_counter_counts_each_lit_period_once(swing):
+    tool, store = _swing_counter(swing["goal"])
+    assert tool.active and tool.target == 1
+    dark, lit = swing["dark"], swing["lit"]
+    seq = [(0, dark), (4, lit["right"])]  # one frame is not enough
+    for step, rgb in seq:
+        tool.observe(_frame(step, rgb), store)
+    assert store.get("progress/target visits").count == 0
+    assert tool.pending_site() is not None
+    tool.observe(_frame(8, lit["right"]), store)  # second frame: verified
+    assert store.get("progress/target visits").count == 1
+    # hidden for a frame (the arm), lit again: the same lit period
+    for step, rgb in [(12, dark), (16, lit["right"]), (20, lit["right"])]:
+        tool.observe(_frame(step, rgb), store)
+    assert store.get("progress/target visits").count == 1
+    # the other target lights up: the round trip is done
+    for step, rgb in [(40, dark), (60, lit["left"]), (64, lit["left"])]:
+        tool.observe(_frame(step, rgb), store)
+    assert store.get("progress/target visits").count == 2
+    assert store.get("progress/round trips").count == 1
+    assert tool.counts() == (1, 1, "left")
+    # dark long enough, then the right one again: a new visit
+    for step, rgb in [(100, dark), (130, lit["right"]), (134, lit["right"])]:
+        tool.observe(_frame(step, rgb), store)
+    assert tool.counts() == (2, 1, "right")
+    history = store.history("progress/target visits")
+    assert [e.after.count for e in history] == [0, 1, 2, 3]
+
+
+def test_flash_gate_swings_again_or_puts_down(swing):
+    goal = swing["goal"].replace("then put it down on the left-side target",
+                                 "then move it to the top of the left-side target, repeating this back-and-forth "
+                                 "motion two times")
+    tool, store = _swing_counter(goal)
+    assert tool.target == 2
+    dark, lit = swing["dark"], swing["lit"]
+    step = 0
+    for side in ("right", "left"):
+        for rgb in (dark, lit[side], lit[side]):
+            step += 30 if rgb is dark else 4
+            tool.observe(_frame(step, rgb), store)
+    put = "put the red cube on the table"
+    swing_again = tool.gate(put, store)
+    assert swing_again is not None and swing_again.startswith("move to the top of the right-side target at <")
+    assert swing_again.endswith("for the second time")
+    assert tool.gate("move to the top of the right-side target at <100, 60> for the second time", store) is None
+    for side in ("right", "left"):
+        for rgb in (dark, lit[side], lit[side]):
+            step += 30 if rgb is dark else 4
+            tool.observe(_frame(step, rgb), store)
+    assert store.get("progress/round trips").count == 2
+    assert tool.gate("move to the top of the right-side target at <100, 60> for the third time", store) == put
+    assert tool.gate(put, store) is None
+    # a flash awaiting its second frame: hold over the target that just lit, decide nothing
+    step += 30
+    tool.observe(_frame(step, dark), store)
+    tool.observe(_frame(step + 30, lit["right"]), store)
+    held = tool.gate(put, store)
+    assert held is not None and held.startswith("move to the top of the right-side target")
+
+
+def test_flash_counter_stays_idle_on_other_goals():
+    tool, store = _swing_counter("pick up the green cube and place it on the target, repeating this action three times, "
+                                 "then press the button to stop")
+    assert not tool.active
+    assert tool.gate("put the green cube on the table", store) is None
+
+
+def test_spec_reads_swing_counts():
+    n1 = specify("pick up the blue cube, bring it over the right-side target and then set it down on the left-side "
+                 "target, and press the button to stop")
+    assert n1.repetitions == 1 and n1.allows("count_gate")
+    trips = specify("pick up the red cube and swing it from above the right-side target to above the left-side target, "
+                    "three round trips in all, then put it down and press the button to stop")
+    assert trips.repetitions == 3
+    assert specify("pick up the red cube and place it on the target, then press the button to stop").repetitions is None
+
+
+# --------------------------------------------------------------------------- BinFill
+
+
+@pytest.fixture(scope="module")
+def binfill():
+    """BinFill test episode 2 (red and green cubes, dynamic): the bin at rest, a cube held over it,
+    the same cube gone (a deposit), and a newly spawned cube."""
+    env = make_env("BinFill")
+    env.reset(options={"episode": episode_spec("BinFill", 2)})
+    t = env.unwrapped
+    L = t.layout
+    first = env.front_frame()
+    i_red = next(i for i, c in enumerate(L.cubes) if c.label == "red" and not t.away[i])
+    red = t.cubes[i_red]
+    t.set_xyz(red, [L.bin.x, L.bin.y, 0.10])
+    held = env.front_frame()
+    C.park(t, red, i_red)
+    gone = env.front_frame()
+    i_new = next(i for i, c in enumerate(L.cubes) if t.away[i] and c.label == "red")
+    t.set_xyz(t.cubes[i_new], [L.cubes[i_new].x, L.cubes[i_new].y, 0.02])
+    spawned = env.front_frame()
+    bin_px = t.project([L.bin.x, L.bin.y, 0.0])
+    goal = t.goal_texts()[0]
+    yield {"first": first, "held": held, "gone": gone, "spawned": spawned, "bin": bin_px, "goal": goal,
+           "targets": dict(L.targets)}
+    env.close()
+
+
+def _bin_counter(goal: str, first):
+    spec = specify(goal)
+    store = MemoryStore()
+    tool = DepositCounter()
+    tool.reset(spec, store)
+    for step in (0, 4, 8):
+        tool.observe(_frame(step, first), store)
+    return tool, store
+
+
+def test_bin_floor_is_found(binfill):
+    squares = dark_squares(binfill["first"])
+    assert squares and _near(squares[0], binfill["bin"], 6.0)
+
+
+def test_deposit_counted_from_release_and_vanishing(binfill):
+    tool, store = _bin_counter(binfill["goal"], binfill["first"])
+    assert tool.active and tool.goal == binfill["targets"] == {"red": 2, "green": 1}
+    assert isinstance(store.get("layout/bin"), LayoutRecord)
+    tool.observe(_frame(100, binfill["held"], CLOSED), store)
+    tool.observe(_frame(104, binfill["held"], CLOSED), store)
+    assert store.get("progress/deposited red cube").count == 0
+    tool.observe(_frame(105, None, OPEN), store)  # the release (an unrendered step)
+    tool.observe(_frame(108, binfill["gone"], OPEN), store)
+    assert store.get("progress/deposited red cube").count == 1
+    assert store.get("progress/deposited green cube").count == 0
+    # a cube appearing later on the table changes nothing
+    for step in (112, 116, 120):
+        tool.observe(_frame(step, binfill["spawned"], OPEN), store)
+    assert tool.deposited["red"] == 1 and tool.taken_back == 0
+
+
+def test_release_away_from_the_bin_is_no_deposit(binfill):
+    tool, store = _bin_counter(binfill["goal"], binfill["first"])
+    tool.observe(_frame(100, binfill["first"], CLOSED), store)
+    tool.observe(_frame(101, None, OPEN), store)
+    for step in (104, 108, 112, 116, 120, 124, 128):
+        tool.observe(_frame(step, binfill["first"], OPEN), store)
+    assert tool.deposited["red"] == 0 and tool.rejected == 1
+
+
+def test_deposit_gate_picks_what_is_owed_then_presses(binfill):
+    tool, store = _bin_counter(binfill["goal"], binfill["first"])
+    store.add("layout/button/0", LayoutRecord(role="button", label="button", position=(66, 131)), step=8, reason="test")
+    # nothing in the bin yet: pressing is too early, the first owed colour (goal order) is red
+    out = tool.gate("press the button at <66, 131>", store)
+    assert out is not None and out.startswith("pick up the first red cube at <")
+    assert tool.gate("pick up the first green cube at <113, 68>", store) is None  # owed: kept
+    tool.deposited.update(red=2, green=1)
+    assert tool.gate("pick up the third red cube at <120, 100>", store) == "press the button at <66, 131>"
+    assert tool.gate("press the button at <66, 131>", store) is None
+    tool.deposited.update(red=2, green=0)
+    out = tool.gate("pick up the third red cube at <120, 100>", store)
+    assert out is not None and out.startswith("pick up the first green cube at <")
+
+
+# --------------------------------------------------------------------------- StopCube
+
+
+def test_pass_timer_counts_and_times_arrivals():
+    env = make_env("StopCube")
+    obs, info = env.reset(options={"episode": episode_spec("StopCube", 5)})
+    t = env.unwrapped
+    L = t.layout
+    assert L.pass_steps == 60 and L.stop_time == 3
+    spec = specify(info["goal"])
+    store = MemoryStore()
+    tool = PassTimer()
+    tool.reset(spec, store)
+    assert tool.active and tool.k == 3
+    tool.observe(_frame(0, obs["front_rgb"]), store)
+    hold = np.append(obs["joint_state"], CLOSED)
+    decisions = {}
+    for step in range(1, 101):
+        obs, *_ = env.step(hold)
+        if step % 4 == 0:
+            tool.observe(_frame(step, env.front_frame(), CLOSED), store)
+        if step % 16 == 0:
+            decisions[step] = tool.gate("press the button to stop the cube on the target at <90, 120>", store)
+    env.close()
+    assert len(tool.arrivals) == 2
+    assert np.allclose(tool.arrivals, L.arrivals[:2], atol=2.0)
+    assert tool.period() == pytest.approx(L.pass_steps, abs=4.0)
+    assert store.get("progress/arrivals").count == 2
+    # before the second arrival a press is held back; after it, the third is the next one: released
+    assert decisions[32] == "remain static" and decisions[80] == "remain static"
+    assert decisions[96] is None and tool._released is not None
+
+
+# --------------------------------------------------------------------------- whole episodes
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("task, episode", [("SwingXtimes", 1), ("BinFill", 0), ("StopCube", 0)])
+def test_memory_turns_a_blind_failure_into_a_success(task, episode):
+    from experiments.config import ExperimentConfig
+    from experiments.episode import run_episode
+    from experiments.records import WorkUnit
+    from experiments.unit import build_parts
+
+    cfg = ExperimentConfig(out="/tmp/robomem_counting_test", wandb="disabled")
+    outcomes = {}
+    for cond in ("no-memory", "memory"):
+        parts = build_parts(WorkUnit(task=task, split="test", episode=episode, condition=cond, seed=7), cfg)
+        outcomes[cond] = run_episode(episode_spec(task, episode), parts)
+    assert outcomes["no-memory"].status != "success"
+    assert outcomes["memory"].status == "success", outcomes["memory"].subgoals
+    log = outcomes["memory"].memory["assessment"]["log"]
+    last = max(x["step"] for x in log)
+    assert all(x["verdict"] == "right" for x in log if x["step"] == last), log  # the final counts are exact

@@ -1,0 +1,275 @@
+"""Cover binding and cover following (memory/tools/cover_binding.py, cover_tracker.py) on real frames.
+
+The frames are rendered here from the Permanence tasks' envs: the conditioning videos of
+VideoUnmask and VideoUnmaskSwap, and a few live frames. The env's truth is used only to check
+the memory's answers, never given to the tools.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from envs import episode_spec, make_env
+from memory.frames import Frame
+from memory.layer import MemoryConfig, MemoryLayer
+from memory.records import EntityRecord, EntityStatus, Source
+from memory.spec import specify
+from memory.store import MemoryStore
+from memory.tools.cover_binding import ContainerAppearance, CoverBindingTool, cover_key, note_key
+from memory.tools.cover_tracker import CoverFollowTool, OpticalFlowCue, lk_displacement
+from memory.tools.registry import TOOL_FACTORIES, default_tools
+from memory.vocabulary import cover_binding
+
+COVER_TOOLS = ("cover_flow", "cover_binding_demo", "cover_follow_demo", "cover_binding_live", "cover_follow_live")
+
+
+def _tools(names=COVER_TOOLS):
+    return [TOOL_FACTORIES[n]() for n in names]
+
+
+def _truth_points(task):
+    """Projected centre of every container where it rests now (truth, for checking only)."""
+    return [np.array(task.project(task.pos_of(c))) for c in task.containers]
+
+
+def _nearest(points, yx) -> int:
+    return int(np.argmin([np.hypot(*(p - np.asarray(yx, float))) for p in points]))
+
+
+class Rendered:
+    """One reset of a video task: goal, video frames, the first live frame and the truth."""
+
+    def __init__(self, task: str, episode: int):
+        env = make_env(task, video_stride=1)
+        obs, info = env.reset(options={"episode": episode_spec(task, episode)})
+        t = env.unwrapped
+        self.goal = info["goal"]
+        video = info["video"]
+        self.frames = [Frame(step=c, rgb=rgb, source="video") for c, rgb in zip(video.clock, video.front)]
+        self.live = Frame(step=obs["clock"], rgb=obs["front_rgb"])
+        self.truth = t.truth()
+        self.points = _truth_points(t)
+        self.probes = t.probe_questions()
+        env.close()
+
+    def layer(self, groups=None) -> MemoryLayer:
+        layer = MemoryLayer(MemoryConfig(tool_groups=groups), _tools())
+        layer.reset(self.goal, self.frames)
+        layer.observe(self.live)
+        return layer
+
+
+@pytest.fixture(scope="module")
+def unmask():
+    return Rendered("VideoUnmask", 2)  # medium: five look-alike containers, one cube to find
+
+
+@pytest.fixture(scope="module")
+def swap():
+    return Rendered("VideoUnmaskSwap", 0)  # easy, two swaps in the video, two cubes to find
+
+
+# --------------------------------------------------------------------------- notes and binding
+
+
+def test_notes_are_colour_verified_then_bound_to_the_container_that_covers_them(unmask):
+    layer = unmask.layer()
+    spec = layer.spec
+    assert spec.bindings, spec
+    for binding in spec.bindings:
+        phrase = binding.removeprefix(cover_binding(""))
+        colour = phrase.split()[0]
+        note_hist = layer.store.history(note_key(Source.DEMONSTRATION, phrase))
+        statuses = [e.after.status for e in note_hist]
+        # candidate at the first sighting, verified on the second, uncertain once covered
+        assert statuses[0] is EntityStatus.CANDIDATE and EntityStatus.VERIFIED in statuses
+        assert statuses[-1] is EntityStatus.UNCERTAIN
+        assert note_hist[0].step < 32 <= note_hist[-1].step
+        rec = layer.store.get(cover_key(Source.DEMONSTRATION, phrase))
+        assert isinstance(rec, EntityRecord)
+        assert (rec.identity, rec.role, rec.binding, rec.status) == ("container", "cover", binding, EntityStatus.VERIFIED)
+        assert _nearest(unmask.points, rec.position) == unmask.truth["hides"][colour]
+        assert layer.store.history(cover_key(Source.DEMONSTRATION, phrase))[0].step >= 32  # bound only once covered
+
+
+def test_appearance_is_learned_from_the_frames(unmask):
+    tool = CoverBindingTool("video")
+    store = MemoryStore()
+    tool.reset(specify(unmask.goal), store)
+    assert not tool.appearance.learned
+    for f in unmask.frames:
+        tool.observe(f, store)
+    assert tool.appearance.learned and all(0 < v <= 255 for v in tool.appearance.levels)
+    mask = tool.appearance.mask(unmask.live.rgb)
+    for p in unmask.points:  # every container stands on container pixels...
+        assert tool.appearance.coverage(mask, p, 4) > 0.5
+    assert mask[200:, :].mean() < 0.01  # ...and the empty table near the camera has none
+
+
+def test_a_cube_hidden_by_something_that_is_not_a_container_binds_nothing(unmask):
+    """The cube vanishes because the table is painted over it (no container there): no binding."""
+    tool = CoverBindingTool("video")
+    store = MemoryStore()
+    tool.reset(specify(unmask.goal), store)
+    first = [f for f in unmask.frames if f.step < 32]
+    for f in first:
+        tool.observe(f, store)
+    note = next(iter(tool._notes.values()))
+    y, x = (int(round(v)) for v in note.pos)
+    img = first[-1].rgb.copy()
+    img[y - 8 : y + 9, x - 8 : x + 9] = img[y - 8 : y + 9, x + 30 : x + 47]  # table texture over the cube
+    for k in range(6):
+        tool.observe(Frame(step=40 + k, rgb=img, source="video"), store)
+    assert not any(r.binding for r in store.entities().values())
+
+
+def test_reground_finds_the_container_and_abstains_on_empty_table(unmask):
+    layer = unmask.layer()
+    key, rec = next((k, r) for k, r in layer.store.entities().items() if r.binding)
+    point = layer._reground(rec, unmask.live)
+    assert point is not None and np.hypot(*(np.array(point.as_tuple()) - np.array(rec.position))) <= 8
+    far = rec.evolve(position=(235, 20))  # table corner, no container near
+    assert layer._reground(far, unmask.live) is None
+
+
+def test_structured_access_reads_the_binding(unmask):
+    layer = unmask.layer()
+    colour = unmask.truth["pick_colours"][0]
+    wrong = unmask.points[(unmask.truth["hides"][colour] + 1) % len(unmask.points)]
+    proposed = f"pick up the container at <{int(wrong[0])}, {int(wrong[1])}> that hides the {colour} cube"
+    rev = layer.revise(proposed, unmask.live)
+    assert rev.rewritten and rev.trace is not None and not rev.trace.abstained
+    y, x = (int(v) for v in rev.text.split("<")[1].split(">")[0].split(","))
+    assert _nearest(unmask.points, (y, x)) == unmask.truth["hides"][colour]
+
+
+# --------------------------------------------------------------------------- following through swaps
+
+
+def test_covers_are_followed_through_the_swaps_of_the_video(swap):
+    layer = swap.layer()
+    assert swap.truth["swaps"], "this episode must swap"
+    for colour in swap.truth["pick_colours"]:
+        rec = layer.store.get(cover_key(Source.DEMONSTRATION, f"{colour} cube"))
+        assert rec is not None and rec.readable
+        assert _nearest(swap.points, rec.position) == swap.truth["hides"][colour]
+        moved = [e for e in layer.store.history(cover_key(Source.DEMONSTRATION, f"{colour} cube")) if e.op.value == "update"]
+        assert moved and all(e.step >= 32 for e in moved)
+    diag = layer.diagnostics()["tools"]["cover_follow_demo"]["counts"]
+    assert diag["agree"] > 0
+
+
+def test_without_relation_update_the_binding_stays_where_it_was_made(swap):
+    groups = frozenset({"demo_binding", "identity", "live_binding"})  # no demo_relation_update
+    layer = swap.layer(groups)
+    movers = {a for a, b, _ in swap.truth["swaps"]} | {b for a, b, _ in swap.truth["swaps"]}
+    stale = 0
+    for colour in ("red", "green", "blue"):
+        rec = layer.store.get(cover_key(Source.DEMONSTRATION, f"{colour} cube"))
+        if rec is None:
+            continue
+        assert len(layer.store.history(cover_key(Source.DEMONSTRATION, f"{colour} cube"))) == 1  # never updated
+        stale += swap.truth["hides"][colour] in movers and _nearest(swap.points, rec.position) != swap.truth["hides"][colour]
+    assert stale >= 1
+
+
+def test_identity_ablation_follows_by_association_alone(swap):
+    layer = swap.layer(frozenset({"demo_binding", "demo_relation_update", "live_binding"}))  # no cover_flow
+    diag = layer.diagnostics()["tools"]["cover_follow_demo"]["counts"]
+    assert diag["agree"] == 0 and diag["disagree"] == 0 and diag["association_only"] > 0
+
+
+def test_lucas_kanade_measures_a_known_shift(swap):
+    import cv2
+
+    g = cv2.cvtColor(np.ascontiguousarray(swap.live.rgb), cv2.COLOR_RGB2GRAY)
+    shifted = np.roll(np.roll(g, 5, axis=0), -3, axis=1)
+    app = ContainerAppearance()
+    app.learn(swap.live.rgb, swap.points[0])
+    ys, xs = np.nonzero(app.mask(swap.live.rgb)[60:200, 40:220])
+    pts = np.stack([ys + 60, xs + 40], axis=1)[::7].astype(np.float32)
+    d, n = lk_displacement(g, shifted, pts)
+    assert n >= 3 and np.allclose(d, [5, -3], atol=0.5)
+
+
+def test_lost_track_becomes_uncertain_then_reacquired(swap):
+    """Hide the containers (paint the empty table of step 10 over the frame), then show them again."""
+    flow, follow = OpticalFlowCue(), CoverFollowTool("video")
+    store = MemoryStore()
+    spec = specify(swap.goal)
+    for t in (flow, follow):
+        t.reset(spec, store)
+    colour = swap.truth["pick_colours"][0]
+    p = swap.points[swap.truth["hides"][colour]]
+    store.add("cover/video/x", EntityRecord("container", "cover", (int(p[0]), int(p[1])), cover_binding(f"{colour} cube"),
+                                             EntityStatus.VERIFIED, Source.DEMONSTRATION), step=1000, reason="test")
+    empty = next(f.rgb for f in swap.frames if f.step == 10)
+    step = 1000
+    for rgb in [swap.live.rgb] * 3 + [empty] * 6 + [swap.live.rgb] * 3:
+        step += 1
+        f = Frame(step=step, rgb=rgb, source="video")
+        flow.observe(f, store)
+        follow.observe(f, store)
+    statuses = [e.after.status for e in store.history("cover/video/x")]
+    assert EntityStatus.UNCERTAIN in statuses
+    assert statuses[-1] is EntityStatus.REACQUIRED
+    final = store.get("cover/video/x").position
+    assert np.hypot(final[0] - p[0], final[1] - p[1]) <= 6
+    assert follow.diagnostics()["counts"]["lost"] == 1
+
+
+# --------------------------------------------------------------------------- wiring
+
+
+def test_registry_groups_and_render_needs():
+    from experiments.render_schedule import tool_need
+
+    tools = {t.name: t for t in default_tools()}
+    assert {t: tools[t].group for t in COVER_TOOLS} == {
+        "cover_flow": "identity",
+        "cover_binding_demo": "demo_binding",
+        "cover_follow_demo": "demo_relation_update",
+        "cover_binding_live": "live_binding",
+        "cover_follow_live": "live_binding",
+    }
+    assert tool_need(tools["cover_binding_demo"]).video and not tool_need(tools["cover_binding_live"]).video
+    assert tool_need(tools["cover_follow_live"]).stride == 4 and tool_need(tools["cover_flow"]).stride is None
+
+
+def test_probe_questions_ask_where_each_named_cube_is_hidden(unmask, swap):
+    for r in (unmask, swap):
+        assert [q.record for q in r.probes] == [cover_binding(f"{c} cube") for c in r.truth["pick_colours"]]
+        for q in r.probes:
+            assert q.kind == "binding" and q.answer in q.candidates and len(q.candidates) == len(r.points)
+
+
+def test_assessment_answers_the_probes_from_the_snapshot(swap):
+    from experiments.assessment import answer_from_snapshot
+
+    layer = swap.layer()
+    snap = layer.store.snapshot(swap.live.step)
+    assert all(answer_from_snapshot(q, snap) == q.answer for q in swap.probes)
+
+
+# --------------------------------------------------------------------------- whole episodes
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("task, episode", [("ButtonUnmaskSwap", 0), ("VideoUnmask", 2)])
+def test_memory_turns_a_blind_failure_into_a_success(task, episode):
+    from experiments.config import ExperimentConfig
+    from experiments.episode import run_episode
+    from experiments.records import WorkUnit
+    from experiments.unit import build_parts
+
+    cfg = ExperimentConfig(out="/tmp/robomem_permanence_test", wandb="disabled")
+    outcomes = {}
+    for cond in ("no-memory", "memory"):
+        parts = build_parts(WorkUnit(task=task, split="test", episode=episode, condition=cond, seed=0), cfg)
+        outcomes[cond] = run_episode(episode_spec(task, episode), parts)
+    assert outcomes["no-memory"].status != "success"
+    assert outcomes["memory"].status == "success", outcomes["memory"].subgoals
+    mem = outcomes["memory"].memory
+    assert mem["rewrites_wrong"] == 0 and mem["rewrites_right"] >= 1
+    assert mem["assessment"]["by_kind"]["binding"]["wrong"] == 0
