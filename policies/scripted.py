@@ -74,8 +74,9 @@ class ScriptedPolicy(Policy):
             d = [np.hypot(*(np.array(t.project(t.pos_of(a))) - (y, x))) for _, a in cands]
             return option, cands[int(np.argmin(d))][1]
         named = [a for label, a in cands if label in low]
-        if named:
+        if len(named) == 1:
             return option, named[0]
+        # no point and no unique name: only an unambiguous scene resolves it
         return option, cands[0][1] if len(cands) == 1 else None
 
     def _start(self, text: str, resolved):

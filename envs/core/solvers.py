@@ -92,12 +92,14 @@ class Executor:
         """Joint path (N, dof) from the commanded target to ``pose``; raises PlanningFailed."""
         start = np.hstack([self.q_cmd, self.fingers])
         goal = np.hstack([pose.p, pose.q])
-        for _ in range(2):
-            res = self.planner.plan_screw(goal, start, time_step=self.dt)
-            if res["status"] == "Success":
-                return res["position"]
-        for _ in range(3):
-            res = self.planner.plan_qpos_to_pose(goal, start, time_step=self.dt, wrt_world=True, planning_time=1)
+        res = {"status": "not tried"}
+        attempts = [lambda: self.planner.plan_screw(goal, start, time_step=self.dt)] * 2 + [
+            lambda: self.planner.plan_qpos_to_pose(goal, start, time_step=self.dt, wrt_world=True, planning_time=1)] * 3
+        for attempt in attempts:
+            try:
+                res = attempt()
+            except RuntimeError as exc:  # mplib raises on degenerate (e.g. zero-length) paths
+                res = {"status": f"{type(exc).__name__}: {exc}"}
             if res["status"] == "Success":
                 return res["position"]
         raise PlanningFailed(f"no plan to {np.round(pose.p, 3).tolist()}: {res['status']}")
