@@ -116,7 +116,7 @@ def put_pose(actor, p, q) -> None:
         actor.set_angular_velocity(torch.zeros(3))
 
 
-# ---------------------------------------------------------------------- precise moves
+# ---------------------------------------------------------------------- motions checked by forward kinematics
 def _fk_error(ex: S.Executor, pose: sapien.Pose) -> float:
     """How far the commanded joints put the TCP from ``pose`` (planner's model): metres of
     position error plus 5 cm per radian of orientation error."""
@@ -129,7 +129,7 @@ def _fk_error(ex: S.Executor, pose: sapien.Pose) -> float:
     return float(np.linalg.norm(at[:3] - goal[:3])) + 0.05 * angle
 
 
-def _goal7(ex: S.Executor, pose: sapien.Pose) -> np.ndarray:
+def _goal7(pose: sapien.Pose) -> np.ndarray:
     return np.hstack([pose.p, pose.q])
 
 
@@ -137,7 +137,7 @@ def _screw_path(ex: S.Executor, q7: np.ndarray, pose: sapien.Pose) -> np.ndarray
     """Joint path (n x 7) of a screw motion from ``q7`` to ``pose``; empty if already there,
     None if the screw motion runs into a joint limit or a self-collision."""
     try:
-        res = ex.planner.plan_screw(_goal7(ex, pose), np.hstack([q7, ex.fingers]), time_step=ex.dt)
+        res = ex.planner.plan_screw(_goal7(pose), np.hstack([q7, ex.fingers]), time_step=ex.dt)
     except RuntimeError:  # a zero-length path cannot be time-parametrised: already there
         return np.empty((0, 7))
     return np.asarray(res["position"])[:, :7] if res["status"] == "Success" else None
@@ -174,7 +174,7 @@ def _clik(ex: S.Executor, seed7: np.ndarray, pose: sapien.Pose) -> tuple[np.ndar
     """Closed-loop IK from ``seed7`` (joints wrapped into, else clipped to, their limits) and
     how far (:func:`_fk_error`) that leaves the TCP from ``pose``: a cheap reachability probe."""
     planner = ex.planner
-    goal = planner.transform_goal_to_wrt_base(_goal7(ex, pose))
+    goal = planner.transform_goal_to_wrt_base(_goal7(pose))
     q, _, _ = planner.pinocchio_model.compute_IK_CLIK(planner.move_group_link_id, goal, np.hstack([seed7, ex.fingers]))
     q = np.asarray(q, float)
     if not planner.wrap_joint_limit(q):
@@ -226,10 +226,7 @@ def move_leg(ex: S.Executor, pose: sapien.Pose, max_err: float = 0.01, settle: i
     if path is None or err > max_err:
         off = "no path" if path is None else f"the best path ends {err * 100:.1f} cm off"
         raise S.PlanningFailed(f"{np.round(pose.p, 3).tolist()} is out of reach ({off})")
-    for q in path:
-        ex.q_cmd = np.asarray(q, dtype=np.float64)
-        yield ex.action()
-    yield from ex.hold(settle)
+    yield from stream(ex, path, settle)
 
 
 def plan_chain(ex: S.Executor, *poses: sapien.Pose) -> tuple[list[np.ndarray] | None, list[float]]:
@@ -248,6 +245,7 @@ def plan_chain(ex: S.Executor, *poses: sapien.Pose) -> tuple[list[np.ndarray] | 
 
 
 def stream(ex: S.Executor, path: np.ndarray, settle: int = 2):
+    """Command the joints of ``path`` one step each, then hold still for ``settle`` steps."""
     for q in path:
         ex.q_cmd = np.asarray(q, dtype=np.float64)
         yield ex.action()

@@ -3,7 +3,8 @@
 Scene: a button at (-0.2, 0) with offsets ±0.05 on each axis. Easy and medium: three cubes of
 one random colour, each within ±0.07 of an anchor point (a triangle or a line of three anchors,
 rotated about the origin by a random angle). Hard: fifteen cubes, five rounds of red, green and
-blue in shuffled order, in the region (-0.1, 0) ± (0.2, 0.25). One cube is the demonstrated one.
+blue in shuffled order, in the region (-0.1, 0) ± (0.2, 0.25) with a 3 cm gap (the gap is our
+choice: enough for the open fingers). One cube is the demonstrated one.
 N (the repetition count) is 1-3.
 
 Video (scripted, inside reset): the arm picks the demonstrated cube up and drops it back on

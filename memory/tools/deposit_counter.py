@@ -8,9 +8,10 @@ left on the table says nothing either. This tool counts *deposits*.
 Evidence for one deposit of colour C (the evidence gate):
 
 * a release in the executed actions (the gripper command going from closed to open);
-* just before it, a blob of colour C held near the bin (within ``near_px`` of the bin in the
-  image; the bin's dark floor is read from the first live frames and kept as a layout record),
-  that had not been resting there (a cube lying next to the bin is not the one carried);
+* just before it (in the last ``lookback`` rendered frames: the arm often hides the held cube for
+  the last few), a blob of colour C held near the bin (within ``near_px`` of the bin in the image;
+  the bin's dark floor is read from the first live frames and kept as a layout record), that had
+  not been resting there (a cube lying next to the bin is not the one carried);
 * within ``verify_within`` rendered frames after the release, that blob gone from where it was
   and no blob of colour C near the bin (a cube that misses the opening lands beside it and stays
   visible). A cube that shows up again where it vanished within the next frames takes the
@@ -88,8 +89,9 @@ class DepositCounter(Tool):
     render_video = False
 
     def __init__(self, near_px: float = 30.0, gone_px: float = 8.0, verify_within: int = 6, rest_frames: int = 6,
-                 still_px: float = 5.0, min_area: int = 10, layout_frames: int = 3):
+                 still_px: float = 5.0, min_area: int = 10, layout_frames: int = 3, lookback: int = 6):
         self.still_px = still_px
+        self.lookback = lookback
         self.near_px = near_px
         self.gone_px = gone_px
         self.verify_within = verify_within
@@ -186,7 +188,7 @@ class DepositCounter(Tool):
         if self.bin is None:
             return
         candidates: list[Blob] = []
-        for _, blobs in reversed(self._recent[-3:]):  # the latest frame that shows something held at the bin
+        for _, blobs in reversed(self._recent[-self.lookback:]):  # the latest frame showing something held at the bin
             candidates = [b for b in blobs if self._near_bin(b) and not self._resting(b)]
             if candidates:
                 break
@@ -204,7 +206,8 @@ class DepositCounter(Tool):
                 if not any(b.colour == c.colour and b.distance((c.y, c.x)) <= self.gone_px for b in blobs)]
         # a cube that misses the opening lands next to it: a blob near the bin that was not there before
         beside = {b.colour for b in blobs if self._near_bin(b)
-                  and not any(p.colour == b.colour and p.distance((b.y, b.x)) <= self.gone_px for p in rel.before)}
+                  and not any(p.colour == b.colour and p.distance((b.y, b.x)) <= self.gone_px for p in rel.before)
+                  and not any(sp[0] == b.colour and np.hypot(sp[1] - b.y, sp[2] - b.x) <= self.gone_px for sp in self._spots)}
         gone = [c for c in gone if c.colour not in beside]
         if gone:
             c = min(gone, key=lambda b: b.distance(self.bin))
