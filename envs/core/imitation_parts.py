@@ -567,3 +567,30 @@ class Counted:
         while self.task.clock - self.start < self.n:
             self.n += 1
             yield self.ex.action()
+
+
+# ---------------------------------------------------------------------- slot grounding
+class SegGroundMixin:
+    """Ground history-slot alternatives the way the oracle grounds subgoals.
+
+    The oracle writes ``<y, x>`` as segmentation centroids latched at subgoal onset; grounding the
+    alternatives by projected centres would differ from it by a pixel or so. Here the correct
+    alternative *is* the oracle's latched text, and the others use centroids from one
+    segmentation render per subgoal.
+    """
+
+    def ground_seg(self, template: str, *objs) -> str:
+        e = self.current_entry
+        if e is not None and template == e.template and len(objs) == len(e.ground) and all(a is b for a, b in zip(objs, e.ground)):
+            return self.grounded_subgoal()
+        key = self.checker.index if self.checker is not None else -1
+        cache = getattr(self, "_seg_cache", None)
+        if cache is None or cache[0] != key:
+            cache = (key, self.render_front(segmentation=True)["segmentation"])
+            self._seg_cache = cache
+        seg = cache[1]
+        for o in objs:
+            ys, xs = np.nonzero(seg == self.seg_id(o))
+            point = f"<{int(ys.mean())}, {int(xs.mean())}>" if len(ys) else self.point_of(o)
+            template = template.replace("<>", point, 1)
+        return template

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from envs.core import imitation_parts as I
+from envs.core import primitives as P
 from envs.core import solvers as S
 from envs.core.base_task import REST_QPOS, HistorySlot, RoboMMETask
 from envs.core.checker import SubgoalEntry
@@ -68,7 +69,7 @@ class InsertPegLayout:
     side: str  # "left" (+y) or "right" (-y): where the gripper stays while inserting
 
 
-class InsertPeg(RoboMMETask):
+class InsertPeg(I.SegGroundMixin, RoboMMETask):
     TASK = "InsertPeg"
     HAS_VIDEO = True
 
@@ -110,8 +111,6 @@ class InsertPeg(RoboMMETask):
     def place_scene(self) -> None:
         L = self.layout
         self.pose_pegs()
-        from envs.core import primitives as P
-
         self.box_quat = P.yaw_quat(L.box_yaw)
         self.set_xyz(self.box, [*L.box_xy, BOX_Z], self.box_quat)
         self.set_xyz(self.core, [0, 0, -2.0])
@@ -302,7 +301,7 @@ class InsertPeg(RoboMMETask):
             return None
         if e.option == "pick":
             alts = tuple(
-                self.ground_template(self.pick_text(k, end), link)
+                self.ground_seg(self.pick_text(k, end), link)
                 for k, ends in enumerate(self.ends) for end, link in zip(("head", "tail"), ends)
             )
             return HistorySlot("peg and end", alts)

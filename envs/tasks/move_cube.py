@@ -86,7 +86,7 @@ def sample_config(rng: np.random.Generator, goal_half: float) -> MoveCubeConfig:
     raise SceneSamplingError("no cube position away from the goal")
 
 
-class MoveCube(RoboMMETask):
+class MoveCube(I.SegGroundMixin, RoboMMETask):
     TASK = "MoveCube"
     HAS_VIDEO = True
 
@@ -326,9 +326,9 @@ class MoveCube(RoboMMETask):
         if e is None or e.demonstration or self.checker.index != self._first_live():
             return None
         alts = (
-            self.ground_template("pick up the peg at <>", self.peg_tail),
-            self.ground_template("close the gripper and push the cube at <> to the target at <>", self.cube, self.goal),
-            self.ground_template("pick up the cube at <>", self.cube),
+            self.ground_seg("pick up the peg at <>", self.peg_tail),
+            self.ground_seg("close the gripper and push the cube at <> to the target at <>", self.cube, self.goal),
+            self.ground_seg("pick up the cube at <>", self.cube),
         )
         return HistorySlot("manner", alts)
 

@@ -30,7 +30,6 @@ change during the episode.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 import numpy as np

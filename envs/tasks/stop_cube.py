@@ -303,14 +303,16 @@ class StopCube(ButtonMixin, RoboMMETask):
         return HistorySlot("press at this arrival or wait", (press,) + ("remain static",) * (remaining - 1))
 
     def probe_questions(self):
-        """Questions for the memory assessment: how many times has the cube reached the target so far?
+        """Questions for the memory assessment: how many times has the cube passed over the target?
 
-        Arrivals up to the current step, or, after a press, up to the step whose pose the press froze.
+        A pass is complete once the cube is beyond the target: arrivals before the current step, and,
+        after a press, before the step whose pose the press froze (a cube stopped on the target has
+        reached it but not passed it).
         """
         t = self.truth()
         until = t["stop_step"] - 1 if t["stop_step"] is not None else self.clock
-        return [ProbeQuestion("count", "how many times has the cube reached the target?", "arrivals",
-                              sum(1 for a in t["arrivals"] if a <= until))]
+        return [ProbeQuestion("count", "how many times has the cube passed over the target?", "passes",
+                              sum(1 for a in t["arrivals"] if a < until))]
 
     def truth(self) -> dict:
         L = self.layout
