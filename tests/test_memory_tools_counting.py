@@ -202,6 +202,8 @@ def test_deposit_counted_from_release_and_vanishing(binfill):
     tool.observe(_frame(104, binfill["held"], CLOSED), store)
     assert store.get("progress/deposited red cube").count == 0
     tool.observe(_frame(105, None, OPEN), store)  # the release (an unrendered step)
+    # while the release is being verified, a decision waits: the empty gripper stays over the bin
+    assert tool.gate("press the button at <66, 131>", store).startswith("put it into the bin at <")
     tool.observe(_frame(108, binfill["gone"], OPEN), store)
     assert store.get("progress/deposited red cube").count == 1
     assert store.get("progress/deposited green cube").count == 0
@@ -252,7 +254,7 @@ def test_pass_timer_counts_and_times_arrivals():
     tool.observe(_frame(0, obs["front_rgb"]), store)
     hold = np.append(obs["joint_state"], CLOSED)
     decisions = {}
-    for step in range(1, 101):
+    for step in range(1, 117):
         obs, *_ = env.step(hold)
         if step % 4 == 0:
             tool.observe(_frame(step, env.front_frame(), CLOSED), store)
@@ -262,10 +264,11 @@ def test_pass_timer_counts_and_times_arrivals():
     assert len(tool.arrivals) == 2
     assert np.allclose(tool.arrivals, L.arrivals[:2], atol=2.0)
     assert tool.period() == pytest.approx(L.pass_steps, abs=4.0)
-    assert store.get("progress/arrivals").count == 2
-    # before the second arrival a press is held back; after it, the third is the next one: released
-    assert decisions[32] == "remain static" and decisions[80] == "remain static"
-    assert decisions[96] is None and tool._released is not None
+    assert store.get("progress/passes").count == 2
+    # a press is held back until the arrival before the k-th has passed and the k-th is due soon
+    # (within ``release_within`` steps): arrivals at 30, 90, 150, so the release comes at step 112
+    assert decisions[32] == decisions[80] == decisions[96] == "remain static"
+    assert decisions[112] is None and tool._released is not None
 
 
 # --------------------------------------------------------------------------- whole episodes

@@ -13,9 +13,10 @@ Evidence for one deposit of colour C (the evidence gate):
   the bin's dark floor is read from the first live frames and kept as a layout record), that had
   not been resting there (a cube lying next to the bin is not the one carried);
 * within ``verify_within`` rendered frames after the release, that blob gone from where it was
-  and no blob of colour C near the bin (a cube that misses the opening lands beside it and stays
-  visible). A cube that shows up again where it vanished within the next frames takes the
-  deposit back.
+  (followed while it is still held or falling; a blob there that is another cube, one standing at
+  that place since well before the release, does not count as it) and no new blob of colour C
+  near the bin (a cube that misses the opening lands beside it and stays visible). A cube that
+  shows up again where it vanished within the next frames takes the deposit back.
 
 Cubes that appear later on the table change nothing: only a vanishing at the bin after a release
 counts. Each colour's count is a ``progress/deposited <colour> cube`` record (target: the goal's
@@ -28,7 +29,8 @@ visible blob of that colour away from the bin (the one that has stood there long
 in order of appearance, with the ordinal of that colour's next cube); a
 pick of an owed colour keeps its point and gets the right ordinal. When every count is met, a pick
 becomes pressing the button at its layout position. While a release is still being verified the
-gate abstains.
+gate decides nothing: it holds the empty gripper over the bin ("put it into the bin", which has
+nothing left to put) until the deposit is settled.
 """
 
 from __future__ import annotations
@@ -89,7 +91,9 @@ class DepositCounter(Tool):
     render_video = False
 
     def __init__(self, near_px: float = 30.0, gone_px: float = 8.0, verify_within: int = 6, rest_frames: int = 6,
-                 still_px: float = 5.0, min_area: int = 10, layout_frames: int = 3, lookback: int = 6):
+                 still_px: float = 5.0, min_area: int = 10, layout_frames: int = 3, lookback: int = 6,
+                 standing_age: int = 40):
+        self.standing_age = standing_age
         self.still_px = still_px
         self.lookback = lookback
         self.near_px = near_px
@@ -179,6 +183,10 @@ class DepositCounter(Tool):
             self._verify(frame.step, blobs, store)
         self._check_take_back(frame.step, blobs, store)
 
+    def _standing_since(self, b: Blob, step: int) -> bool:
+        """``b`` lies where a cube of its colour has stood since ``step`` or earlier (another cube)."""
+        return any(sp[0] == b.colour and sp[3] <= step and np.hypot(sp[1] - b.y, sp[2] - b.x) <= 6 for sp in self._spots)
+
     def _resting(self, b: Blob) -> bool:
         """Seen standing within ``still_px`` of here for ``rest_frames`` frames in a row (a cube on the table)."""
         return any(p.colour == b.colour and p.distance((b.y, b.x)) <= self.still_px and n >= self.rest_frames
@@ -202,8 +210,18 @@ class DepositCounter(Tool):
         rel = self._release
         assert rel is not None
         rel.frames_left -= 1
-        gone = [c for c in rel.candidates
-                if not any(b.colour == c.colour and b.distance((c.y, c.x)) <= self.gone_px for b in blobs)]
+        old = rel.step - self.standing_age
+        gone, held = [], []
+        for c in rel.candidates:
+            # still there (held, or falling): a blob of its colour close by that is not another cube
+            # which has been standing there since before the carry
+            near = [b for b in blobs if b.colour == c.colour and b.distance((c.y, c.x)) <= self.gone_px
+                    and not self._standing_since(b, old)]
+            if near:
+                held.append(min(near, key=lambda b: b.distance((c.y, c.x))))
+            else:
+                gone.append(c)
+        rel.candidates = held + gone
         # a cube that misses the opening lands next to it: a blob near the bin that was not there before
         beside = {b.colour for b in blobs if self._near_bin(b)
                   and not any(p.colour == b.colour and p.distance((b.y, b.x)) <= self.gone_px for p in rel.before)
@@ -226,7 +244,8 @@ class DepositCounter(Tool):
         for t, c in self._vanished:
             if step - t > 4 * self.verify_within:
                 continue
-            if any(b.colour == c.colour and b.distance((c.y, c.x)) <= self.gone_px / 2 for b in blobs) and step > t:
+            if step > t and any(b.colour == c.colour and b.distance((c.y, c.x)) <= self.gone_px / 2
+                                and not self._standing_since(b, t - self.standing_age) for b in blobs):
                 self.deposited[c.colour] -= 1
                 self.taken_back += 1
                 self._commit(c.colour, step, store, f"the {c.colour} cube is back where it vanished: no deposit")
@@ -275,13 +294,19 @@ class DepositCounter(Tool):
 
     def _decide(self, proposed: str, store: MemoryStore) -> str | None:
         sg = try_parse(proposed)
-        if sg is None or self._release is not None:
+        if sg is None:
             return None
         verb = sg.verb.lower()
         is_press = verb.startswith("press")
         is_pick = verb.startswith("pick")
         if not (is_press or is_pick):
             return None
+        if self._release is not None:
+            # a release is being verified: the counts are about to change, so decide nothing yet; the
+            # gripper is empty and open over the bin, and "put it into the bin" there does nothing
+            if self.bin is None:
+                return None
+            return f"put it into the bin at <{int(round(self.bin[0]))}, {int(round(self.bin[1]))}>"
         owed = self.owed()
         if not owed:
             if is_press:

@@ -15,12 +15,13 @@ Evidence (pixels only):
   button, or the place an object has just left, settle within two frames). Among the differing
   components of a plausible size, the one nearest to the previous sighting is the object (the one
   nearest to the target when there is none);
-* an *arrival*: two consecutive sightings (at most ``max_gap`` steps apart) whose segment passes
-  within ``cross_px`` of the target with the target's projection strictly between them (the
-  object was seen on both sides, the crossing is verified); its time is interpolated along the
-  segment. Arrivals closer than ``min_separation`` steps are one.
+* a *pass* (and its arrival time): two consecutive sightings (at most ``max_gap`` steps apart)
+  whose segment passes within ``cross_px`` of the target, the target's projection falling on the
+  segment; the arrival time is interpolated along it. The pass is verified once the object is seen
+  at least ``past_px`` beyond the target (a sighting right on the target, or an object stopped
+  there, has reached it but not passed it yet). Passes closer than ``min_separation`` steps are one.
 
-Timing state (``progress/arrivals``: the verified count of arrivals at the target, the goal's k as target): the arrival
+Timing state (``progress/passes``: the verified count of passes over the target, the goal's k as target): the arrival
 steps, the period (the median gap between arrivals; before the second arrival, twice the time from
 the first arrival to the turn-around, which lies halfway between a sighting on the way back and the
 moment the object was as far out on its way out), and the predicted next arrival.
@@ -52,7 +53,7 @@ from memory.tools.base import Tool
 from memory.tools.scene_layout import layout_points, purple_blobs
 from policies.subgoal_grammar import try_parse
 
-KEY = "progress/arrivals"
+KEY = "progress/passes"
 WAIT = "remain static"
 _ARRIVAL_WORDS = re.compile(r"\b(reach\w*|visit\w*|arriv\w*|pass\w*|cross\w*)\b")
 _EIGHT = np.ones((3, 3), dtype=bool)
@@ -66,9 +67,9 @@ class PassTimer(Tool):
     render_until = None
     render_video = False
 
-    def __init__(self, press_latency: int = 10, release_within: int = 72, still_threshold: int = 12,
+    def __init__(self, press_latency: int = 10, release_within: int = 40, still_threshold: int = 12,
                  diff_threshold: int = 30, min_area: int = 30, max_area: int = 900, max_jump: float = 40.0,
-                 cross_px: float = 10.0, max_gap: int = 12, min_separation: int = 20):
+                 cross_px: float = 10.0, past_px: float = 3.0, max_gap: int = 12, min_separation: int = 20):
         self.press_latency = press_latency
         self.release_within = release_within
         self.still_threshold = still_threshold
@@ -77,6 +78,7 @@ class PassTimer(Tool):
         self.max_area = max_area
         self.max_jump = max_jump
         self.cross_px = cross_px
+        self.past_px = past_px
         self.max_gap = max_gap
         self.min_separation = min_separation
         self.k: int | None = None
@@ -94,6 +96,7 @@ class PassTimer(Tool):
         self._still: np.ndarray | None = None
         self._track: list[tuple[int, float, float, int]] = []  # (step, y, x, area)
         self.arrivals: list[float] = []
+        self._pending: tuple[float, np.ndarray] | None = None  # (arrival step, direction) of a pass not yet beyond
         self._out: list[tuple[int, float]] = []  # (step, distance) sightings moving away since the last arrival
         self.turns: list[float] = []
         self._last_step = 0
@@ -103,7 +106,7 @@ class PassTimer(Tool):
         self._rewrites = 0
         self._decisions: list[dict] = []
         if self.active:
-            store.add(KEY, ProgressRecord(name="arrivals", count=0, ordinal=self.k, target=self.k),
+            store.add(KEY, ProgressRecord(name="passes", count=0, ordinal=self.k, target=self.k),
                       step=store.last_step or 0, reason=f"goal asks for the arrival number {self.k}")
 
     # ------------------------------------------------------------------ evidence
@@ -182,9 +185,20 @@ class PassTimer(Tool):
 
     def _crossing(self, a: tuple, b: tuple, store: MemoryStore) -> None:
         (t0, y0, x0, a0), (t1, y1, x1, a1) = a, b
+        p1, T = np.array([y1, x1]), np.array(self.target)
+        if self._pending is not None:
+            # a pass seen reaching the target: verified once the object is beyond it
+            t, direction = self._pending
+            if float((p1 - T) @ direction) >= self.past_px:
+                self._pending = None
+                self._count(t, t1, store)
+                return
+            if t1 - t > 3 * self.max_gap:
+                self._pending = None  # it never went on: not a verified pass
+            return
         if t1 - t0 > self.max_gap or max(a0, a1) > 3 * min(a0, a1):
             return
-        p0, p1, T = np.array([y0, x0]), np.array([y1, x1]), np.array(self.target)
+        p0 = np.array([y0, x0])
         seg = p1 - p0
         L2 = float(seg @ seg)
         if L2 < 1.0:
@@ -198,10 +212,20 @@ class PassTimer(Tool):
         t = t0 + lam * (t1 - t0)
         if self.arrivals and t - self.arrivals[-1] < self.min_separation:
             return
+        direction = seg / np.sqrt(L2)
+        if float((p1 - T) @ direction) >= self.past_px:
+            self._count(t, t1, store)
+        else:
+            self._pending = (t, direction)
+
+    def _count(self, t: float, step: int, store: MemoryStore) -> None:
+        if self.arrivals and t - self.arrivals[-1] < self.min_separation:
+            return
         self.arrivals.append(t)
         self._out = [(t, 0.0)]
-        self.commit(store, KEY, ProgressRecord(name="arrivals", count=len(self.arrivals), ordinal=self.k, target=self.k),
-                    step=t1, reason=f"object seen reaching or crossing the target between two frames, at step {t:.1f}", accepted=True)
+        self.commit(store, KEY, ProgressRecord(name="passes", count=len(self.arrivals), ordinal=self.k, target=self.k),
+                    step=step, reason=f"object seen crossing the target and beyond it; arrival at step {t:.1f}",
+                    accepted=True)
 
     # ------------------------------------------------------------------ timing
     def period(self) -> float | None:
