@@ -324,6 +324,7 @@ class CoverBindingTool(Tool):
             the disk of ``cover_radius`` px around it is container pixels...
         cover_frames: ...on this many consecutive frames after the cube vanished.
         reground_radius: how far from the record's position a re-grounded container may be.
+        stable_px: a re-grounded point this close to the previous answer is reported as that answer.
         cover_to_cube: expected blob area of a lone container over that of the cube it covers
             (the rendered ratio is about 3.8 over the whole table); only a blob within 30 % of
             it is taken as one container.
@@ -334,7 +335,7 @@ class CoverBindingTool(Tool):
     def __init__(self, source: str = "live", *, confirm_frames: int = 2, note_jump: float = 4.0,
                  vanish_radius: float = 8.0, cover_radius: float = 5.0, cover_share: float = 0.6,
                  cover_frames: int = 2, min_cube_area: int = 20, max_cube_area: int = 900,
-                 reground_radius: float = 12.0, cover_to_cube: float = 3.8) -> None:
+                 reground_radius: float = 12.0, cover_to_cube: float = 3.8, stable_px: float = 3.0) -> None:
         if source not in ("live", "video"):
             raise ValueError(f"source must be 'live' or 'video', got {source!r}")
         self.frame_source = source
@@ -355,6 +356,8 @@ class CoverBindingTool(Tool):
         self.max_cube_area = max_cube_area
         self.reground_radius = reground_radius
         self.cover_to_cube = cover_to_cube
+        self.stable_px = stable_px
+        self._answers: dict[str, Point] = {}
         self._areas: dict[str, int | None] = {}
         self._hidden_reads = 0
         self.appearance = ContainerAppearance()
@@ -369,6 +372,7 @@ class CoverBindingTool(Tool):
         self._events = []
         self._notes = {}
         self._areas = {}
+        self._answers = {}
         self._hidden_reads = 0
         for binding in spec.bindings:
             phrase = binding.removeprefix(cover_binding(""))
@@ -464,22 +468,50 @@ class CoverBindingTool(Tool):
 
     # ------------------------------------------------------------------ reads
     def reground(self, entity: EntityRecord, frame: Frame) -> Point | None:
-        """The container nearest to the record's position in the current view (``None``: abstain)."""
+        """The recalled container in the current view (``None``: abstain).
+
+        * A container stands near the record's position: a lone one gives its centroid, one that
+          touches others is confirmed where the record says.
+        * No container is seen there, but the spot is hidden by something grayish (the arm or the
+          gripper over it), or it shows the very cube the binding names (the container has just
+          been lifted off it by the robot, the cube is still where the memory put it): the view
+          cannot contradict the record, so the answer stands.
+        * Bare table where the container should be: abstain.
+
+        A point within ``stable_px`` of the previous answer for the same binding is returned as
+        that answer, so the subgoal's text stays the same while the robot acts on it.
+        """
         if (frame.rgb is None or entity.role != COVER_ROLE or entity.position is None or entity.source != self.source
                 or not (entity.binding or "").startswith(cover_binding(""))):
             return None
-        key = cover_key(self.source, (entity.binding or "").removeprefix(cover_binding("")))
+        phrase = (entity.binding or "").removeprefix(cover_binding(""))
+        key = cover_key(self.source, phrase)
+        last = self._answers.get(key)
         found = self.appearance.detect(frame.rgb, entity.position, max_shift=self.reground_radius,
                                        expected_area=self._areas.get(key))
         if found is not None:
-            # a lone container: its centre now; a container touching others: confirmed where the record says
-            return to_point(found[0]) if found[1] == "blob" else to_point(entity.position)
-        if self.appearance.hidden(frame.rgb, entity.position):
-            # the arm or gripper stands over the spot (e.g. while grasping this very container): the
-            # view cannot contradict the record, and the identity is the memory's, so its position holds
+            point = to_point(found[0]) if found[1] == "blob" else to_point(entity.position)
+            if last is not None and np.hypot(point.y - last.y, point.x - last.x) <= self.stable_px:
+                point = last
+        elif self.appearance.hidden(frame.rgb, entity.position) or self._cube_in_view(frame.rgb, phrase, entity.position):
             self._hidden_reads += 1
-            return to_point(entity.position)
-        return None  # bare table where the container should be: abstain
+            point = last if last is not None else to_point(entity.position)
+        else:
+            return None
+        self._answers[key] = point
+        return point
+
+    def _cube_in_view(self, rgb: np.ndarray, phrase: str, near) -> bool:
+        """Whether the cube ``phrase`` names is seen within ``vanish_radius`` of ``near`` (a cover just lifted off it)."""
+        colour = colour_of(phrase.split())
+        if colour is None:
+            return False
+        y, x = int(near[0]), int(near[1])
+        r = int(self.vanish_radius) + 24
+        crop = rgb[max(0, y - r) : y + r + 1, max(0, x - r) : x + r + 1]
+        off = np.array([max(0, y - r), max(0, x - r)])
+        blobs = find_blobs(crop, [colour], min_area=self.min_cube_area // 2, max_area=self.max_cube_area)
+        return any(np.hypot(b.y + off[0] - near[0], b.x + off[1] - near[1]) <= self.vanish_radius + 6 for b in blobs)
 
     def diagnostics(self) -> dict:
         return {

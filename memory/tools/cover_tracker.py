@@ -21,6 +21,12 @@ point -> after ``patience`` frames the track is *lost* (``uncertain``) and widen
 on each following frame, at most three times (``recovery_steps``), never onto a container another
 track holds; a container found again -> ``reacquired``.
 
+Lift-off: when the cube a container hides comes into view where that container last stood still,
+the robot has lifted the container off it; the track returns to that place and holds there (the
+binding is as true as ever, the container is in the robot's hand) until a container stands on the
+spot again. Following the lifted container instead would walk the record onto whatever neighbour
+the lifted container passes in the image.
+
 Occlusion is not disagreement. When the arm stands over a container (fewer container pixels than
 usual with grayish non-container pixels in their place, the container's pixels merged into a
 region far larger than itself, or most flow points failing the round trip) while the spot is not
@@ -50,8 +56,9 @@ from memory.records import EntityRecord, EntityStatus, Source
 from memory.spec import MemorySpec
 from memory.store import MemoryStore
 from memory.tools.base import Tool
+from memory.tools.colour_blobs import find_blobs
 from memory.tools.cover_binding import COVER_ROLE, ContainerAppearance, to_point
-from memory.vocabulary import cover_binding
+from memory.vocabulary import colour_of, cover_binding
 
 __all__ = ["CoverFollowTool", "CoverTrack", "OpticalFlowCue", "lk_displacement"]
 
@@ -178,6 +185,9 @@ class CoverTrack:
     area: float | None = None
     mass: float | None = None  # container pixels usually seen around the track when the cues agree
     parea: float | None = None  # usual area of the palette component the track sits on
+    anchor: np.ndarray | None = None  # where the container last stood still
+    still: int = 0
+    lifted: bool = False  # its cube is in view where it stood: the robot has it
     history: list = field(default_factory=list)
 
 
@@ -230,7 +240,7 @@ class CoverFollowTool(Tool):
         self._tracks = {}
         self._prev = None
         self._counts = {"frames": 0, "agree": 0, "disagree": 0, "association_only": 0, "flow_only": 0, "missed": 0,
-                        "lost": 0, "reacquired": 0, "occluded": 0}
+                        "lost": 0, "reacquired": 0, "occluded": 0, "lifted": 0}
 
     # ------------------------------------------------------------------ helpers
     def _bound_records(self, store: MemoryStore) -> dict[str, EntityRecord]:
@@ -310,7 +320,8 @@ class CoverFollowTool(Tool):
                     self.appearance.learn(frame.rgb, rec.position)
                 area = self.appearance.blob_area(frame.rgb, rec.position, frame.step)
                 self._tracks[key] = CoverTrack(key, np.array(rec.position, dtype=float), frame.step, status=rec.status,
-                                               area=None if area is None or area < 100 else float(area))
+                                               area=None if area is None or area < 100 else float(area),
+                                               anchor=np.array(rec.position, dtype=float))
         pts = np.array([t.pos for t in self._tracks.values()])
         m = 48 + 16 * max((t.recovery for t in self._tracks.values()), default=0)
         roi = (int(pts[:, 0].min()) - m, int(pts[:, 0].max()) + m + 1, int(pts[:, 1].min()) - m, int(pts[:, 1].max()) + m + 1)
@@ -329,7 +340,36 @@ class CoverFollowTool(Tool):
             self._update(track, rec, frame, g, mask, flow, store)
         self._prev = (frame.step, g, mask)
 
+    def _lifted_off(self, track: CoverTrack, rec: EntityRecord, frame: Frame, store: MemoryStore) -> bool:
+        """The cube this container hides is in view where the container last stood: the robot lifted
+        the container off it. The track then holds at that place (the binding is as true as ever,
+        the container is in the robot's hand) until a container stands there again."""
+        phrase = (rec.binding or "").removeprefix(cover_binding(""))
+        colour = colour_of(phrase.split())
+        if colour is None or track.anchor is None:
+            return False
+        y, x = int(track.anchor[0]), int(track.anchor[1])
+        r = 30
+        y0, x0 = max(0, y - r), max(0, x - r)
+        blobs = find_blobs(frame.rgb[y0 : y + r + 1, x0 : x + r + 1], [colour], min_area=10, max_area=900)
+        seen = any(np.hypot(b.y + y0 - track.anchor[0], b.x + x0 - track.anchor[1]) <= 10 for b in blobs)
+        if seen and not track.lifted:
+            track.lifted = True
+            track.pos = track.anchor.copy()
+            self._counts["lifted"] += 1
+            self.commit(store, track.key, rec.evolve(position=to_point(track.pos).as_tuple()), step=frame.step,
+                        reason=f"the {phrase} is in view where its container stood: the container was lifted off it",
+                        accepted=True)
+        elif not seen and track.lifted and self._detect(track.anchor, self.ms_radius, track.area) is not None:
+            track.lifted = False  # a container stands on it again: follow from here
+            track.pos = track.anchor.copy()
+        if track.lifted:
+            track.step = frame.step
+        return track.lifted
+
     def _update(self, track: CoverTrack, rec: EntityRecord, frame: Frame, g, mask, flow, store: MemoryStore) -> None:
+        if self._lifted_off(track, rec, frame, store):
+            return
         dt = max(1, frame.step - track.step)
         before = track.pos.copy()
         pred = track.pos.copy()  # containers stand still unless something moves them: no extrapolation
@@ -431,6 +471,9 @@ class CoverFollowTool(Tool):
             if parea > 0:
                 track.parea = parea if track.parea is None else 0.8 * track.parea + 0.2 * min(parea, 1.5 * track.parea)
         moved = track.pos - before
+        track.still = track.still + 1 if np.hypot(*moved) < 0.5 and not track.lost else 0
+        if track.still >= 2:
+            track.anchor = track.pos.copy()
         track.vel = 0.5 * track.vel + 0.5 * (moved / dt) if not track.lost else track.vel * 0.8
         track.step = frame.step
         track.status = status
