@@ -269,7 +269,9 @@ class RoboMMETask(BaseEnv):
         """The current subgoal with each ``<>`` replaced by the ``<y, x>`` segmentation centroid.
 
         Latched on the first frame where every grounded object is visible, until the subgoal
-        changes; falls back to the simple text while an object is not visible.
+        changes. An object that stands in the scene but is occluded (e.g. by the arm parked over
+        the bin) is grounded at its projected centre, unlatched, so the policy can act on it and
+        clear the view; one that is not in the scene yet falls back to the simple text.
         """
         e = self.current_entry
         if e is None:
@@ -282,11 +284,17 @@ class RoboMMETask(BaseEnv):
             return e.template
         if seg is None:
             seg = self.render_front(segmentation=True)["segmentation"]
-        text = e.template
+        text, occluded = e.template, False
         for obj in e.ground:
             ys, xs = np.nonzero(seg == self.seg_id(obj))
             if len(ys) == 0:
-                return e.name
-            text = text.replace("<>", f"<{int(ys.mean())}, {int(xs.mean())}>", 1)
-        self._latched[idx] = text
+                y, x = self.project(self.pos_of(obj))
+                if self.pos_of(obj)[2] < -0.5 or not (0 <= y < IMAGE_SIZE and 0 <= x < IMAGE_SIZE):
+                    return e.name
+                occluded = True
+                text = text.replace("<>", f"<{int(y)}, {int(x)}>", 1)
+            else:
+                text = text.replace("<>", f"<{int(ys.mean())}, {int(xs.mean())}>", 1)
+        if not occluded:
+            self._latched[idx] = text
         return text
