@@ -26,7 +26,8 @@ Names:
 The oracle ladder (``memory-true-state``, ``memory-oracle-access``, ``memory-oracle-grounding``)
 replaces, rung by rung, what memory believes, when it reads, and how it grounds with privileged
 truth. Each rung includes the ones below it; :attr:`MemoryFlags.uses_true_state` and friends spell
-that out so the name stays one suffix per flag.
+that out so the name stays one suffix per flag. The override lives outside the memory, in
+``experiments/oracle_ladder.py``.
 """
 
 from __future__ import annotations

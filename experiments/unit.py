@@ -76,6 +76,10 @@ def build_parts(unit: WorkUnit, cfg, video_path=None) -> EpisodeParts:
         from experiments.memory_factory import build_memory
 
         memory = build_memory(cond)
+        if cond.flags.uses_true_state:
+            from experiments.oracle_ladder import OracleLadder, ladder_rung
+
+            memory = OracleLadder(memory, low.unwrapped, ladder_rung(cond.flags))
     # render only what a consumer reads (experiments/render_schedule.py); the demonstration's
     # frames and the wrist camera are set per episode on the cached env, so nothing leaks
     from experiments.render_schedule import render_schedule
