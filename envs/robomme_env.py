@@ -29,6 +29,10 @@ from envs.core.base_task import RoboMMETask
 from envs.core.solvers import Executor
 from envs.episodes import EpisodeSpec
 
+# steps a demonstration entry may still take to succeed after its solver reported a failure (a cube
+# still settling) before the demonstration is declared broken
+DEMO_FAILURE_GRACE = 50
+
 
 @dataclass
 class DemoVideo:
@@ -137,11 +141,14 @@ class RoboMMEEnv(gym.Wrapper):
                 steps += 1
                 if t.checker.index != index or steps > self.demo_step_cap:
                     break
-            # a solver that finished before its entry succeeded holds still until it does
-            while t.checker.index == index and steps <= self.demo_step_cap and not t.checker.failed:
+            # a solver that finished before its entry succeeded holds still until it does (a
+            # settling cube, a button springing back); after a solver failure nothing will change,
+            # so wait only DEMO_FAILURE_GRACE steps instead of running on to the cap
+            cap = min(self.demo_step_cap, steps + DEMO_FAILURE_GRACE) if ex.failures else self.demo_step_cap
+            while t.checker.index == index and steps <= cap and not t.checker.failed:
                 self._demo_step(ex.action(), entry, video)
                 steps += 1
-            if steps > self.demo_step_cap or t.checker.failed:
+            if steps > cap or t.checker.failed:
                 raise RuntimeError(f"{t.TASK}: the demonstration did not complete '{entry.name}' ({ex.failures})")
             entry = t.current_entry
         return video

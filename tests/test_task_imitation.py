@@ -297,3 +297,18 @@ def test_insert_peg_pegs_look_alike_at_decision_time():
     slot = t.history_slot()
     assert env.oracle_subgoal() in slot.alternatives and len(slot.alternatives) == 6
     assert t.truth()["end"] == t.layout.end
+
+
+@pytest.mark.slow  # about 90 s of planning and physics on an idle 2-core machine
+def test_a_failed_demonstration_stops_soon_after_the_solver_fails():
+    """InsertPeg test episode 4 at retry offset 0: the far end is out of reach, the demonstration's
+    solver fails, and reset raises naming the entry after a short grace, not at the 3000-step cap."""
+    from envs.episodes import EpisodeSpec, base_seed, difficulty_for
+    from envs.robomme_env import DEMO_FAILURE_GRACE
+
+    env = make_env("InsertPeg", video_stride=0)
+    spec = EpisodeSpec("InsertPeg", "test", 4, base_seed("InsertPeg", "test", 4), difficulty_for(4))
+    with pytest.raises(RuntimeError, match="did not complete 'pick up the peg by grasping the far end'"):
+        env.reset(options={"episode": spec})
+    assert env.unwrapped.clock < 1000 < env.demo_step_cap and DEMO_FAILURE_GRACE == 50
+    env.close()
