@@ -217,6 +217,16 @@ def memory_section(rows: list[Row]) -> tuple[str, list[dict[str, Any]]]:
         for k in MEMORY_KEYS:
             v = m.get(k, 0)
             a[k] += float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else 0.0
+        # the retrospective probe (questions from the env's truth answered from snapshots alone)
+        for kind in ((m.get("assessment") or {}).get("by_kind") or {}).values():
+            for k in ("asked", "right", "not_available"):
+                a[f"probe_{k}"] = a.get(f"probe_{k}", 0.0) + float(kind.get(k, 0) or 0)
+        # the memory's CPU time against the simulator's physics time and the episode's wall time
+        t = r.get("timings") or {}
+        if isinstance(t.get("memory_s"), (int, float)) and isinstance(t.get("env_s"), (int, float)):
+            a["memory_s"] = a.get("memory_s", 0.0) + t["memory_s"]
+            a["env_s"] = a.get("env_s", 0.0) + t["env_s"]
+            a["wall_s"] = a.get("wall_s", 0.0) + float(r.get("wall_s") or 0.0)
     if not acc:
         return "## Memory reads\n\nNo memory diagnostics in these rows.\n", []
     tasks = task_order(rows)
@@ -242,13 +252,29 @@ def memory_section(rows: list[Row]) -> tuple[str, list[dict[str, Any]]]:
                 "read_accuracy": accuracy,
                 "reads_audited": int(audited),
             }
+            asked_p = a.get("probe_asked", 0.0)
+            rec["probe_questions"] = int(asked_p)
+            rec["probe_accuracy"] = a.get("probe_right", 0.0) / asked_p if asked_p else math.nan
+            rec["probe_not_available"] = a.get("probe_not_available", 0.0) / asked_p if asked_p else math.nan
+            env_s = a.get("env_s", 0.0)
+            rec["memory_s_per_episode"] = a["memory_s"] / n if "memory_s" in a else math.nan
+            rec["memory_over_physics"] = a["memory_s"] / env_s if env_s else math.nan
+            rec["memory_share_of_wall"] = a["memory_s"] / a["wall_s"] if a.get("wall_s") else math.nan
             records.append(rec)
-            body.append([c, t, int(n), f"{rec['reads_per_episode']:.1f}", f"{rec['abstentions_per_episode']:.1f}", pct(abstain), pct(accuracy), int(audited)])
+            ratio = rec["memory_over_physics"]
+            body.append([c, t, int(n), f"{rec['reads_per_episode']:.1f}", f"{rec['abstentions_per_episode']:.1f}", pct(abstain),
+                         pct(accuracy), int(audited), int(asked_p), pct(rec["probe_accuracy"]), pct(rec["probe_not_available"]),
+                         "—" if math.isnan(ratio) else f"{ratio:.2f}", pct(rec["memory_share_of_wall"])])
     md = "\n".join(
         [
             "## Memory reads (per episode; accuracy over audited reads; abstention share of reads + abstentions)",
             "",
-            md_table(["condition", "task", "episodes", "reads", "abstentions", "abstain %", "accuracy %", "audited"], body),
+            "Probes: the retrospective assessment (questions from the env's truth answered from the memory's "
+            "snapshot alone). Memory CPU: the memory layer's time over the simulator's physics time, and its "
+            "share of the episode's wall time (rendering for the memory's tools is counted in neither).",
+            "",
+            md_table(["condition", "task", "episodes", "reads", "abstentions", "abstain %", "accuracy %", "audited",
+                      "probes", "probe right %", "probe n/a %", "memory ÷ physics", "memory % of wall"], body),
             "",
         ]
     )

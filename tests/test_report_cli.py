@@ -66,3 +66,19 @@ def test_report_without_memory_diagnostics_and_with_a_torn_line(tmp_path, capsys
 def test_report_errors(tmp_path, capsys):
     assert report.main([str(tmp_path / "missing")]) == 2
     assert "missing" in capsys.readouterr().err
+
+
+def test_memory_section_reports_probe_accuracy_and_memory_cpu_ratio():
+    def row(ep, right, na, mem_s, env_s):
+        return {"task": "BinFill", "condition": "memory", "seed": 7, "episode": ep, "status": "success", "success": True,
+                "wall_s": 10.0, "timings": {"memory_s": mem_s, "env_s": env_s},
+                "memory": {"reads": 2, "abstentions": 0, "reads_correct": 2, "reads_wrong": 0,
+                           "assessment": {"by_kind": {"count": {"asked": 4, "right": right, "wrong": 4 - right - na,
+                                                                "not_available": na}}}}}
+
+    md, recs = report.memory_section([row(0, 4, 0, 1.0, 2.0), row(1, 1, 2, 3.0, 2.0)])
+    (rec,) = recs
+    assert rec["probe_questions"] == 8 and rec["probe_accuracy"] == pytest.approx(5 / 8)
+    assert rec["probe_not_available"] == pytest.approx(2 / 8)
+    assert rec["memory_over_physics"] == pytest.approx(1.0) and rec["memory_share_of_wall"] == pytest.approx(0.2)
+    assert "| memory | BinFill | 2 | 2.0 | 0.0 | 0.0 | 100.0 | 4 | 8 | 62.5 | 25.0 | 1.00 | 20.0 |" in md
