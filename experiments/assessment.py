@@ -47,6 +47,7 @@ def answer_from_snapshot(q: ProbeQuestion, snap) -> Any:
 class Assessment:
     scores: dict[str, dict[str, int]] = field(default_factory=lambda: defaultdict(lambda: {"asked": 0, "right": 0, "wrong": 0, "not_available": 0}))
     log: list[dict] = field(default_factory=list)
+    route_by_length: dict[int, dict[str, int]] = field(default_factory=dict)
 
     def probe(self, task, memory, step: int) -> None:
         if memory is None or not hasattr(task, "probe_questions"):
@@ -65,11 +66,21 @@ class Assessment:
             else:
                 s["wrong"] += 1
                 verdict = "wrong"
+                if q.kind == "count" and isinstance(got, (int, float)) and isinstance(q.answer, (int, float)):
+                    # the paper's figure 4a splits wrong counts by direction
+                    side = "too_low" if got < q.answer else "too_high"
+                    s[side] = s.get(side, 0) + 1
+            if q.kind == "route" and isinstance(q.answer, (list, tuple)):
+                # route accuracy by route length (the paper's table 16)
+                cell = self.route_by_length.setdefault(len(q.answer), {"asked": 0, "right": 0})
+                cell["asked"] += 1
+                cell["right"] += verdict == "right"
             if len(self.log) < 50:
                 self.log.append({"step": step, "question": q.text, "truth": _jsonable(q.answer), "memory": _jsonable(got), "verdict": verdict})
 
     def to_dict(self) -> dict:
-        return {"by_kind": {k: dict(v) for k, v in self.scores.items()}, "log": self.log}
+        return {"by_kind": {k: dict(v) for k, v in self.scores.items()}, "log": self.log,
+                "route_by_length": {str(k): dict(v) for k, v in sorted(self.route_by_length.items())}}
 
 
 def _jsonable(x):

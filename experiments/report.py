@@ -281,6 +281,54 @@ def memory_section(rows: list[Row]) -> tuple[str, list[dict[str, Any]]]:
     return md, records
 
 
+def state_accuracy_section(rows: list[Row]) -> tuple[str, list[dict[str, Any]]]:
+    """Count probes split into exact / too low / too high / not available (the paper's figure 4a), and
+    route probes by route length (its table 16), per task and condition, from the memory assessment."""
+    counts: dict[tuple[str, str], dict[str, float]] = {}
+    routes: dict[tuple[str, str, int], dict[str, float]] = {}
+    for r in rows:
+        a = ((r.get("memory") or {}).get("assessment") or {}) if isinstance(r.get("memory"), dict) else {}
+        c = (a.get("by_kind") or {}).get("count")
+        if c and c.get("asked"):
+            acc = counts.setdefault((r["task"], r["condition"]), {"asked": 0, "right": 0, "too_low": 0, "too_high": 0, "not_available": 0})
+            if c.get("wrong") and "too_low" not in c:
+                # rows written before the split was recorded: recover it from the logged probes
+                logged = [e for e in a.get("log") or [] if e.get("verdict") == "wrong"
+                          and isinstance(e.get("truth"), int) and isinstance(e.get("memory"), int)]
+                c = dict(c, too_low=sum(e["memory"] < e["truth"] for e in logged),
+                         too_high=sum(e["memory"] > e["truth"] for e in logged))
+            for k in acc:
+                acc[k] += float(c.get(k, 0) or 0)
+        for length, cell in (a.get("route_by_length") or {}).items():
+            acc = routes.setdefault((r["task"], r["condition"], int(length)), {"asked": 0, "right": 0})
+            for k in acc:
+                acc[k] += float(cell.get(k, 0) or 0)
+    if not counts and not routes:
+        return "", []
+    records: list[dict[str, Any]] = []
+    lines: list[str] = []
+    if counts:
+        body = []
+        for (t, c), v in sorted(counts.items(), key=lambda kv: (kv[0][1], kv[0][0])):
+            n = v["asked"]
+            rec = {"table": "count", "task": t, "condition": c, "probes": int(n), "exact": v["right"] / n,
+                   "too_low": v["too_low"] / n, "too_high": v["too_high"] / n, "not_available": v["not_available"] / n}
+            records.append(rec)
+            body.append([c, t, int(n), pct(rec["exact"]), pct(rec["too_low"]), pct(rec["too_high"]), pct(rec["not_available"])])
+        lines += ["## Count state against the env's true counts (probes)", "",
+                  md_table(["condition", "task", "probes", "exact %", "too low %", "too high %", "n/a %"], body), ""]
+    if routes:
+        body = []
+        for (t, c, length), v in sorted(routes.items(), key=lambda kv: (kv[0][1], kv[0][0], kv[0][2])):
+            rec = {"table": "route", "task": t, "condition": c, "route_length": length, "probes": int(v["asked"]),
+                   "exact": v["right"] / v["asked"] if v["asked"] else math.nan}
+            records.append(rec)
+            body.append([c, t, length, int(v["asked"]), pct(rec["exact"])])
+        lines += ["## Route state by route length (probes; exact sequence match)", "",
+                  md_table(["condition", "task", "route length", "probes", "exact %"], body), ""]
+    return "\n".join(lines), records
+
+
 # --- the report -----------------------------------------------------------------------------------
 @dataclass
 class Report:
@@ -317,9 +365,10 @@ def build_report(
     p_md, comps = paired_section(rows, baseline=baseline, control=control, n_resamples=n_resamples, seed=seed)
     m_md, m_rec = ablation_matrix(rows, control=control, baseline=baseline)
     r_md, r_rec = memory_section(rows)
+    a_md, a_rec = state_accuracy_section(rows)
     parts = head + ["## Success by task", "", t_md, "", "## Success by suite", "", s_md, ""]
     parts += [p for p in (p_md, m_md) if p]
-    parts += [r_md]
+    parts += [r_md] + ([a_md] if a_md else [])
     return Report(
         "\n".join(parts).rstrip() + "\n",
         {
@@ -328,6 +377,7 @@ def build_report(
             "paired": [c.as_row() for c in comps],
             "ablation_matrix": m_rec,
             "memory": r_rec,
+            "state_accuracy": a_rec,
         },
     )
 

@@ -82,3 +82,21 @@ def test_memory_section_reports_probe_accuracy_and_memory_cpu_ratio():
     assert rec["probe_not_available"] == pytest.approx(2 / 8)
     assert rec["memory_over_physics"] == pytest.approx(1.0) and rec["memory_share_of_wall"] == pytest.approx(0.2)
     assert "| memory | BinFill | 2 | 2.0 | 0.0 | 0.0 | 100.0 | 4 | 8 | 62.5 | 25.0 | 1.00 | 20.0 |" in md
+
+
+def test_state_accuracy_splits_counts_by_direction_and_routes_by_length():
+    def row(ep, count, routes):
+        return {"task": "PatternLock" if routes else "PickXtimes", "condition": "memory", "seed": 7, "episode": ep,
+                "status": "success", "success": True,
+                "memory": {"assessment": {"by_kind": {"count": count} if count else {}, "route_by_length": routes}}}
+
+    rows = [row(0, {"asked": 4, "right": 2, "wrong": 2, "too_low": 1, "too_high": 1, "not_available": 0}, {}),
+            row(1, {"asked": 4, "right": 3, "wrong": 0, "not_available": 1}, {}),
+            row(0, None, {"3": {"asked": 2, "right": 2}, "5": {"asked": 2, "right": 1}})]
+    md, recs = report.state_accuracy_section(rows)
+    count = next(r for r in recs if r["table"] == "count")
+    assert (count["exact"], count["too_low"], count["too_high"], count["not_available"]) == (5 / 8, 1 / 8, 1 / 8, 1 / 8)
+    by_len = {r["route_length"]: r["exact"] for r in recs if r["table"] == "route"}
+    assert by_len == {3: 1.0, 5: 0.5}
+    assert "| memory | PickXtimes | 8 | 62.5 | 12.5 | 12.5 | 12.5 |" in md and "| memory | PatternLock | 5 | 2 | 50.0 |" in md
+    assert report.state_accuracy_section([row(0, None, {})]) == ("", [])
