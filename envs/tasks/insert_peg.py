@@ -37,6 +37,7 @@ from envs.core import primitives as P
 from envs.core import solvers as S
 from envs.core.base_task import REST_QPOS, HistorySlot, RoboMMETask
 from envs.core.checker import SubgoalEntry
+from envs.core.probes import ProbeQuestion
 from envs.core.sampling import Footprint, SceneSamplingError, TablePlacer
 
 BOX_RGB = (0xFF / 255, 0xD2 / 255, 0x89 / 255)
@@ -306,6 +307,23 @@ class InsertPeg(I.SegGroundMixin, RoboMMETask):
             )
             return HistorySlot("peg and end", alts)
         return HistorySlot("side", tuple(f"insert the peg from the {s} side" for s in ("left", "right")))
+
+    def probe_questions(self):
+        """Which end of which peg did the video grasp (as a point among all six ends at their initial
+        places), and which end word and side did it use?"""
+        L = self.layout
+        points = {}
+        for k, pp in enumerate(L.pegs):
+            c, s = np.cos(pp.yaw), np.sin(pp.yaw)
+            for end, sign in (("head", 1.0), ("tail", -1.0)):
+                yx = self.project([pp.x + sign * c * PEG_LINK / 2, pp.y + sign * s * PEG_LINK / 2, PEG_HALF])
+                points[(k, end)] = (round(yx[0], 1), round(yx[1], 1))
+        return [
+            ProbeQuestion("binding", "which end of which peg did the video grasp?", "peg end grasped in the demonstration",
+                          points[(0, L.end)], tuple(points.values())),
+            ProbeQuestion("route", "which end was grasped and from which side was the peg inserted?", "demonstrated insertion",
+                          (f"grasp the {self.end_word(0, L.end)} end", f"insert from the {L.side} side")),
+        ]
 
     def truth(self) -> dict:
         L = self.layout

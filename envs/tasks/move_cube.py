@@ -39,6 +39,7 @@ from envs.core import primitives as P
 from envs.core import solvers as S
 from envs.core.base_task import REST_QPOS, HistorySlot, RoboMMETask
 from envs.core.checker import SubgoalEntry
+from envs.core.probes import ProbeQuestion
 from envs.core.sampling import Footprint, SceneSamplingError, TablePlacer
 from envs.core.scene_parts import Placed
 
@@ -334,6 +335,16 @@ class MoveCube(I.SegGroundMixin, RoboMMETask):
 
     def _first_live(self) -> int:
         return next(i for i, x in enumerate(self.checker.entries) if not x.demonstration)
+
+    def probe_questions(self):
+        """Which procedure did the video demonstrate? Its steps in words (the peg is held by its tail,
+        the end nearer the robot)."""
+        steps = {
+            "peg_push": ("pick up the peg by its near end", "hook the cube to the target with the peg"),
+            "gripper_push": ("close the gripper and push the cube to the target",),
+            "grasp_putdown": ("pick up the cube", "place the cube onto the target"),
+        }[self.manner]
+        return [ProbeQuestion("route", "how was the cube moved in the video?", "demonstrated procedure", steps)]
 
     def truth(self) -> dict:
         L = self.layout

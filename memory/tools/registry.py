@@ -78,6 +78,18 @@ def _cover_follow_live() -> Tool:
     return CoverFollowTool("live")
 
 
+def _manner_reader() -> Tool:
+    from memory.tools.manner_reader import MannerReader
+
+    return MannerReader()
+
+
+def _peg_reader() -> Tool:
+    from memory.tools.peg_reader import PegReader
+
+    return PegReader()
+
+
 TOOL_FACTORIES: dict[str, Callable[[], Tool]] = {
     "colour_blobs": _colour_blobs,
     "scene_layout": _scene_layout,
@@ -90,6 +102,8 @@ TOOL_FACTORIES: dict[str, Callable[[], Tool]] = {
     "cover_follow_demo": _cover_follow_demo,
     "cover_binding_live": _cover_binding_live,
     "cover_follow_live": _cover_follow_live,
+    "manner_reader": _manner_reader,
+    "peg_reader": _peg_reader,
 }
 
 

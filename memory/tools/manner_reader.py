@@ -1,0 +1,386 @@
+"""Reads *how* a demonstrated object was brought to its target, and gates the first live step on it.
+
+Goals such as "move the cube to the target in the same manner as before" name a procedure that no
+frame of the live scene shows: three ways of moving the cube look identical once it is done (push it
+with a tool, push it with the closed fingers, or pick it up and put it down), and the live scene is
+a fresh configuration. The evidence is in the conditioning video and in the robot's own joint
+states:
+
+* the tool (a pale, low-saturation bar) **moved before the cube moved**: its pixels appear away from
+  where the bar lay in the first frame (occlusion by the arm only removes pixels; displacement adds
+  new ones elsewhere);
+* the tool-centre point's height, from the joint states by forward kinematics of the arm (a Franka
+  Panda, whose kinematic parameters are public robot facts, not scene knowledge): how far it
+  travelled **low over the table** (a push) and whether the cube's blob moved while the hand was
+  **high** (a carry, i.e. the cube was lifted);
+* the cube's blob ends up displaced from its first position and rests there (the demonstration was
+  completed).
+
+A manner becomes ``verified`` only when these cues agree (a tool push: tool moved first *and* low
+travel; a finger push: tool still, low travel, no carry; a grasp: tool still, a carry, no low
+travel) and the cube was seen resting displaced; then one
+:class:`~memory.records.TrajectoryRecord` ``"demonstrated procedure"`` is written whose segments are
+the procedure's steps. Anything else stays a candidate in the tool's diagnostics and the gate
+abstains. For a tool push the reader also notes which end of the bar the hand closed on ("near" =
+the end nearer the robot, at the top of the image, or "far"): the hand's point when it first went
+down to the table, projected into the image with the fixed front camera's calibration
+(:data:`FRONT_CAMERA`), lies on one half of the bar's first-frame pixels.
+
+The gate (read kind ``procedure_reference``): a proposal that starts a different procedure than the
+verified one ("pick up the cube at ..." when the video pushed it, ...) is rewritten into the first
+step of the demonstrated procedure, with every object it names found in the latest live frame from
+pixels (bar end, cube and target blobs). The rewrite is latched per proposal so the executed
+subgoal does not flicker while the arm moves.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+from scipy import ndimage
+
+from memory.frames import Frame
+from memory.records import Source, TrajectoryRecord
+from memory.spec import MemorySpec, ReadKind
+from memory.store import MemoryStore
+from memory.tools.base import Tool
+from memory.tools.colour_blobs import find_blobs, hsv
+
+__all__ = [
+    "FRONT_CAMERA",
+    "MANNER_STEPS",
+    "MannerReader",
+    "bar_ends",
+    "bar_mask",
+    "panda_tcp",
+    "purple_point",
+    "to_pixel",
+]
+
+KEY = "trajectory/procedure"
+
+# ------------------------------------------------------------------ robot kinematics (public facts)
+# Franka Panda, modified Denavit-Hartenberg parameters (a_{i-1}, d_i, alpha_{i-1}); the flange is
+# 0.107 past joint 7 and the tool-centre point 0.1034 past the flange, along the hand's z axis.
+_PANDA_DH = (
+    (0.0, 0.333, 0.0),
+    (0.0, 0.0, -np.pi / 2),
+    (0.0, 0.316, np.pi / 2),
+    (0.0825, 0.0, np.pi / 2),
+    (-0.0825, 0.384, -np.pi / 2),
+    (0.0, 0.0, np.pi / 2),
+    (0.088, 0.0, np.pi / 2),
+)
+_TCP_OFFSET = 0.107 + 0.1034
+
+
+def panda_tcp(q) -> np.ndarray:
+    """Tool-centre point in the arm's base frame (x, y, z metres) from the 7 joint angles."""
+    T = np.eye(4)
+    for (a, d, al), th in zip(_PANDA_DH, np.asarray(q, float)[:7]):
+        ca, sa, ct, st = np.cos(al), np.sin(al), np.cos(th), np.sin(th)
+        T = T @ np.array([[ct, -st, 0, a], [st * ca, ct * ca, -sa, -d * sa], [st * sa, ct * sa, ca, d * ca], [0, 0, 0, 1]])
+    return T[:3, 3] + T[:3, 2] * _TCP_OFFSET
+
+
+# The fixed front camera's calibration, in the arm's base frame (metres -> homogeneous pixels): rows
+# ``(col, row, w)``. Measured once, like any robot's camera-to-base calibration; nothing is read from a
+# simulator at run time.
+FRONT_CAMERA = np.array([
+    [-74.63557956, 166.89016471, -149.27109944, 128.0],
+    [74.63551988, 0.0, -223.90665911, 21.27117652],
+    [-0.58309047, 0.0, -1.16618046, 1.0],
+])
+
+
+def to_pixel(p_base) -> tuple[float, float]:
+    """A point in the arm's base frame -> ``(row, col)`` in the front image."""
+    u, v, w = FRONT_CAMERA @ np.append(np.asarray(p_base, float)[:3], 1.0)
+    return float(v / w), float(u / w)
+
+
+# ------------------------------------------------------------------ pixel predicates
+def bar_mask(rgb: np.ndarray, min_area: int = 15) -> np.ndarray:
+    """Pixels of a pale warm bar (hue <= 35 deg, saturation 0.2-0.5, bright), in components >= ``min_area``.
+
+    The table is the same hue but saturated (about 0.6); saturated red cubes are above 0.7; the
+    robot is grey (below 0.1).
+    """
+    h, s, v = hsv(rgb)
+    m = ((h < 35) | (h > 345)) & (s > 0.2) & (s < 0.5) & (v > 120)
+    lab, n = ndimage.label(m)
+    if n == 0:
+        return m
+    areas = ndimage.sum(m, lab, index=np.arange(1, n + 1))
+    keep = np.zeros(n + 1, bool)
+    keep[1:] = areas >= min_area
+    return keep[lab]
+
+
+def bar_ends(mask: np.ndarray) -> dict[str, tuple[int, int]] | None:
+    """Centres ``(y, x)`` of the two halves of the largest bar blob, keyed ``near`` (upper, toward the
+    robot) and ``far``; ``None`` without a bar."""
+    lab, n = ndimage.label(mask)
+    if n == 0:
+        return None
+    areas = ndimage.sum(mask, lab, index=np.arange(1, n + 1))
+    ys, xs = np.nonzero(lab == int(np.argmax(areas)) + 1)
+    if len(ys) < 15:
+        return None
+    pts = np.stack([ys, xs], 1).astype(float)
+    c = pts.mean(0)
+    _, _, vt = np.linalg.svd(pts - c, full_matrices=False)
+    t = (pts - c) @ vt[0]
+    a, b = pts[t < 0].mean(0), pts[t >= 0].mean(0)
+    near, far = (a, b) if a[0] <= b[0] else (b, a)
+    return {"near": (int(round(near[0])), int(round(near[1]))), "far": (int(round(far[0])), int(round(far[1])))}
+
+
+def purple_point(rgb: np.ndarray, min_area: int = 8) -> tuple[int, int] | None:
+    """Centre ``(y, x)`` of the largest purple region (a target disc), or ``None``."""
+    h, s, v = hsv(rgb)
+    m = (h > 265) & (h < 305) & (s > 0.3) & (v > 80)
+    lab, n = ndimage.label(m)
+    if n == 0:
+        return None
+    areas = ndimage.sum(m, lab, index=np.arange(1, n + 1))
+    k = int(np.argmax(areas))
+    if areas[k] < min_area:
+        return None
+    ys, xs = np.nonzero(lab == k + 1)
+    return int(round(ys.mean())), int(round(xs.mean()))
+
+
+def _red_blob(rgb: np.ndarray):
+    blobs = find_blobs(rgb, ["red"], min_area=6)
+    return max(blobs, key=lambda b: b.area) if blobs else None
+
+
+# ------------------------------------------------------------------ procedures
+MANNER_STEPS: dict[str, tuple[str, ...]] = {
+    "tool_push": ("pick up the peg", "hook the cube to the target with the peg"),
+    "finger_push": ("close the gripper and push the cube to the target",),
+    "grasp_place": ("pick up the cube", "place the cube onto the target"),
+}
+
+_PROPOSAL_MANNER = (
+    (re.compile(r"^\s*pick up the peg\b"), "tool_push", True),
+    (re.compile(r"^\s*hook the cube\b"), "tool_push", False),
+    (re.compile(r"^\s*close the gripper and push\b"), "finger_push", True),
+    (re.compile(r"^\s*pick up the cube\b"), "grasp_place", True),
+    (re.compile(r"^\s*place the cube\b"), "grasp_place", False),
+)
+
+
+def proposal_manner(text: str) -> tuple[str, bool] | None:
+    """(manner a proposal belongs to, whether it is that manner's first step), or ``None``."""
+    low = text.lower()
+    for pat, manner, first in _PROPOSAL_MANNER:
+        if pat.search(low):
+            return manner, first
+    return None
+
+
+class MannerReader(Tool):
+    """Demonstrated manner of moving an object (tool push / finger push / grasp and place)."""
+
+    name = "manner_reader"
+    group = "manner"
+    gate_kind = ReadKind.PROCEDURE_REFERENCE
+
+    LOW_Z = 0.04  # hand "low over the table" (m)
+    HIGH_Z = 0.06  # hand clearly lifted (m)
+    PUSH_TRAVEL = 0.05  # horizontal travel low over the table that makes a push (m)
+    MOVED_PX = 8.0  # the cube blob displaced from its first position: it started moving (px)
+    RESTED_PX = 5.0  # the cube rests this far from its first position (>= 3 cm on the table)
+    CARRY_PX = 4.0  # cumulative cube-blob motion while the hand is high that makes a carry (px)
+    NO_TRAVEL = 0.02  # below this low travel the cube cannot have been pushed (m)
+    BAR_NEW_PX = 25  # bar pixels away from the first-frame bar that make it moved
+
+    def reset(self, spec: MemorySpec, store: MemoryStore) -> None:
+        self.active = bool(spec.same) and "cube" in spec.watch and ReadKind.PROCEDURE_REFERENCE in spec.reads
+        self._bar0: np.ndarray | None = None
+        self._bar0_far: np.ndarray | None = None
+        self._bar0_ends: dict | None = None
+        self._cube0: tuple[float, float] | None = None
+        self._cube0_area = 0
+        self._prev_cube: tuple[float, float] | None = None
+        self._prev_tcp: np.ndarray | None = None
+        self.low_travel = 0.0
+        self.carry_px = 0.0
+        self.low_cube_px = 0.0
+        self.bar_moved_step: int | None = None
+        self.cube_moved_step: int | None = None
+        self.grasped_end: str | None = None
+        self._rest: list[tuple[float, float]] = []
+        self.candidate: str | None = None
+        self.manner: str | None = None  # verified
+        self.why = "no demonstration seen"
+        self._demo_done = False
+        self._live_rgb: np.ndarray | None = None
+        self._latched: tuple[str, str | None] | None = None
+        self.rewrites = 0
+        self.abstained = 0
+
+    # ---------------------------------------------------------------- demonstration
+    def observe(self, frame: Frame, store: MemoryStore) -> None:
+        if not self.active:
+            return
+        if frame.source == "live":
+            if not self._demo_done:
+                self._finish_demo(store, frame.step)
+            if frame.rgb is not None:
+                self._live_rgb = frame.rgb
+            return
+        if frame.rgb is None:
+            return
+        rgb = frame.rgb
+        tcp = None if frame.joint_state is None or len(frame.joint_state) < 7 else panda_tcp(frame.joint_state)
+        bar = bar_mask(rgb)
+        red = _red_blob(rgb)
+        if self._bar0 is None:
+            if bar.sum() < 15 or red is None:
+                return
+            self._bar0 = bar
+            self._bar0_far = ~ndimage.binary_dilation(bar, iterations=6)
+            self._bar0_ends = bar_ends(bar)
+            self._cube0, self._cube0_area = (red.y, red.x), red.area
+            self._prev_tcp = tcp
+            return
+        # the bar: new pixels away from its first place
+        if self.bar_moved_step is None and int((bar & self._bar0_far).sum()) >= self.BAR_NEW_PX:
+            self.bar_moved_step = frame.step
+        # which end the hand covered when it first went down (before the bar moved)
+        if (tcp is not None and self.grasped_end is None and self.bar_moved_step is None and tcp[2] < self.LOW_Z
+                and self._bar0_ends is not None):
+            self.grasped_end = self._grasped_end(tcp)
+        # the cube
+        if red is not None and self._cube0 is not None:
+            here = (red.y, red.x)
+            if self.cube_moved_step is None and np.hypot(here[0] - self._cube0[0], here[1] - self._cube0[1]) > self.MOVED_PX:
+                self.cube_moved_step = frame.step
+            whole = red.area >= 0.7 * self._cube0_area
+            if self._prev_cube is not None and whole and tcp is not None:
+                d = float(np.hypot(here[0] - self._prev_cube[0], here[1] - self._prev_cube[1]))
+                if tcp[2] > self.HIGH_Z:
+                    self.carry_px += d
+                elif tcp[2] < self.LOW_Z:
+                    self.low_cube_px += d
+            self._prev_cube = here if whole else None
+            self._rest.append(here)
+            self._rest = self._rest[-6:]
+        else:
+            self._prev_cube = None
+        # the hand
+        if tcp is not None and self._prev_tcp is not None and tcp[2] < self.LOW_Z and self._prev_tcp[2] < self.LOW_Z:
+            self.low_travel += float(np.hypot(*(tcp[:2] - self._prev_tcp[:2])))
+        if tcp is not None:
+            self._prev_tcp = tcp
+
+    def _grasped_end(self, tcp: np.ndarray) -> str | None:
+        """The end of the first-frame bar under the hand (the hand's point projected into the image)."""
+        assert self._bar0_ends is not None
+        gy, gx = to_pixel(tcp)
+        d = {k: float(np.hypot(gy - p[0], gx - p[1])) for k, p in self._bar0_ends.items()}
+        end = min(d, key=d.get)
+        return end if d[end] <= 8.0 else None
+
+    def _finish_demo(self, store: MemoryStore, step: int) -> None:
+        self._demo_done = True
+        rested = (
+            self._cube0 is not None and len(self._rest) >= 3
+            and all(np.hypot(p[0] - self._rest[-1][0], p[1] - self._rest[-1][1]) < 3 for p in self._rest[-3:])
+            and np.hypot(self._rest[-1][0] - self._cube0[0], self._rest[-1][1] - self._cube0[1]) > self.RESTED_PX
+        )
+        bar_first = self.bar_moved_step is not None and (self.cube_moved_step is None or self.bar_moved_step <= self.cube_moved_step)
+        pushed = self.low_travel >= self.PUSH_TRAVEL
+        # a carry: the cube's blob moved while the hand was high, or it was displaced although the hand
+        # never travelled low over the table
+        carried = self.carry_px >= self.CARRY_PX or self.low_travel < self.NO_TRAVEL
+        if bar_first and pushed:
+            self.candidate = "tool_push"
+        elif self.bar_moved_step is None and pushed and not carried:
+            self.candidate = "finger_push"
+        elif self.bar_moved_step is None and carried and not pushed:
+            self.candidate = "grasp_place"
+        else:
+            self.candidate = None
+        if self.candidate is None:
+            self.why = "cues disagree"
+            return
+        if not rested:
+            self.why = "the cube was not seen resting displaced"
+            return
+        self.manner = self.candidate
+        self.why = "verified"
+        segments = MANNER_STEPS[self.manner]
+        if self.manner == "tool_push" and self.grasped_end is not None:
+            segments = (f"pick up the peg by its {self.grasped_end} end",) + segments[1:]
+        self.commit(
+            store, KEY, TrajectoryRecord(name="demonstrated procedure", segments=segments, index=0, source=Source.DEMONSTRATION),
+            step=step, accepted=True,
+            reason=(f"{self.manner}: bar moved first={bar_first}, low travel {self.low_travel:.3f} m, "
+                    f"carry {self.carry_px:.1f} px, cube rested displaced"),
+        )
+
+    # ---------------------------------------------------------------- gate
+    def gate(self, proposed: str, store: MemoryStore) -> str | None:
+        if not self.active:
+            return None
+        if self._latched is not None and self._latched[0] == proposed:
+            return self._latched[1]
+        out = self._decide(proposed, store)
+        self._latched = (proposed, out)
+        return out
+
+    def _decide(self, proposed: str, store: MemoryStore) -> str | None:
+        got = proposal_manner(proposed)
+        if got is None or not got[1]:
+            return None
+        rec = store.get(KEY)
+        if rec is None or self._live_rgb is None:
+            self.abstained += 1
+            return None
+        manner = self._manner_of(rec)
+        if manner is None or manner == got[0]:
+            return None
+        out = self._first_step(manner, self._live_rgb)
+        if out is None:
+            self.abstained += 1
+            return None
+        self.rewrites += 1
+        return out
+
+    @staticmethod
+    def _manner_of(rec: TrajectoryRecord) -> str | None:
+        first = rec.segments[0] if rec.segments else ""
+        got = proposal_manner(first)
+        return None if got is None else got[0]
+
+    def _first_step(self, manner: str, rgb: np.ndarray) -> str | None:
+        red = _red_blob(rgb)
+        if manner == "tool_push":
+            ends = bar_ends(bar_mask(rgb))
+            if ends is None:
+                return None
+            y, x = ends[self.grasped_end or "near"]
+            return f"pick up the peg at <{y}, {x}>"
+        if red is None:
+            return None
+        cy, cx = red.point.y, red.point.x
+        if manner == "grasp_place":
+            return f"pick up the cube at <{cy}, {cx}>"
+        goal = purple_point(rgb)
+        if goal is None:
+            return None
+        return f"close the gripper and push the cube at <{cy}, {cx}> to the target at <{goal[0]}, {goal[1]}>"
+
+    def diagnostics(self) -> dict:
+        return {
+            "manner": self.manner, "candidate": self.candidate, "why": self.why,
+            "bar_moved_step": self.bar_moved_step, "cube_moved_step": self.cube_moved_step,
+            "low_travel_m": round(self.low_travel, 4), "carry_px": round(self.carry_px, 2),
+            "low_cube_px": round(self.low_cube_px, 2), "grasped_end": self.grasped_end,
+            "rewrites": self.rewrites, "abstained": self.abstained,
+        }

@@ -1,0 +1,237 @@
+"""Which of several look-alike bars the demonstration grasped, by which end, and from which side it
+inserted it; gates the pick and the insertion side on that reading.
+
+Goals such as "grasp the same end of the same peg you've picked before and insert it into the same
+side of the box" refer to three choices the live scene cannot show: the bars look alike (the same two
+end colours on each, any colour, grey included), and after the hidden reset every bar is back where
+it started. The evidence is in the conditioning video and the arm's joint states:
+
+1. **Where the hand closed.** The tool-centre point (forward kinematics of the arm from the joint
+   states) at the lowest point of its first descent to the table, projected into the image with the
+   fixed front camera's calibration (:data:`~memory.tools.manner_reader.FRONT_CAMERA`).
+2. **Which bar, seen leaving.** From the moment the hand is up again until the box flashes, the
+   pixels of the first frame that stay changed in (nearly) every frame around that point are the
+   place the grasped bar left (the arm only passes over the other bars, so their pixels change for a
+   few frames only). The grasp point must lie on that footprint.
+3. **Which end.** The footprint's half (along its long axis) that holds the grasp point: "near"
+   (upper in the image, nearer the robot) or "far".
+4. **Accepted insertion, and the side.** The box flashes (a large saturated red region appears);
+   during the last 4 cm the hand moved before that, it went along the hole: toward -y (arm base
+   frame) means it came from the +y side ("left"), toward +y from "right".
+
+The reading becomes one :class:`~memory.records.EntityRecord` (binding ``"peg end grasped in the
+demonstration"``, position = the grasp point, status ``verified``) and one
+:class:`~memory.records.TrajectoryRecord` ``"demonstrated insertion"`` (``"grasp the <near|far>
+end"``, ``"insert from the <left|right> side"``) only when all of it was seen. Otherwise nothing is
+written and the gate abstains.
+
+The gate (read kind ``demo_reference``): a pick of a bar is rewritten to the grasped end of the
+demonstrated bar, after checking in the latest live frame that the bar is back at its first-frame
+place (its footprint's pixels match the video's first frame again); an insertion from the other side
+is rewritten to the demonstrated side.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+from scipy import ndimage
+
+from memory.frames import Frame
+from memory.records import EntityRecord, EntityStatus, Source, TrajectoryRecord
+from memory.spec import MemorySpec, ReadKind
+from memory.store import MemoryStore
+from memory.tools.base import Tool
+from memory.tools.colour_blobs import find_blobs
+from memory.tools.manner_reader import FRONT_CAMERA, panda_tcp, to_pixel  # noqa: F401 (re-exported)
+
+__all__ = ["FRONT_CAMERA", "PegReader", "to_pixel"]  # the camera helpers live in manner_reader
+
+ENTITY_KEY = "demo/grasped peg end"
+TRAJ_KEY = "trajectory/insertion"
+BINDING = "peg end grasped in the demonstration"
+TRAJ_NAME = "demonstrated insertion"
+
+_PICK = re.compile(r"^\s*pick up the peg at <\s*(\d+)\s*,\s*(\d+)\s*>(.*)$", re.I)
+_INSERT = re.compile(r"^\s*insert the peg\b.*\b(left|right) side\b", re.I)
+
+
+def _halves(region: np.ndarray) -> dict[str, np.ndarray]:
+    """Centres ``(y, x)`` of the two halves of a bar region along its long axis: ``near`` (upper,
+    toward the robot) and ``far``."""
+    ys, xs = np.nonzero(region)
+    pts = np.stack([ys, xs], 1).astype(float)
+    c = pts.mean(0)
+    _, _, vt = np.linalg.svd(pts - c, full_matrices=False)
+    t = (pts - c) @ vt[0]
+    a, b = pts[t < 0].mean(0), pts[t >= 0].mean(0)
+    return {"near": a, "far": b} if a[0] <= b[0] else {"near": b, "far": a}
+
+
+class PegReader(Tool):
+    """The demonstrated bar, its grasped end and the insertion side; gates pick and side."""
+
+    name = "peg_reader"
+    group = "peg_end_side"
+    gate_kind = ReadKind.DEMO_REFERENCE
+
+    LOW_Z = 0.03  # the hand at the table (m)
+    UP_Z = 0.09  # the hand lifted (m)
+    CHANGED = 60.0  # summed |RGB| change that makes a pixel changed
+    KEPT = 0.9  # share of lifted frames a footprint pixel stays changed in
+    WINDOW = 14  # half-size of the search window around the grasp point (px)
+    SAME = 30.0  # mean summed |RGB| difference under which a live bar is "back in place"
+    FLASH_PX = 250  # a red region this large is the box flashing (a bar's red end is under 120 px)
+
+    def reset(self, spec: MemorySpec, store: MemoryStore) -> None:
+        self.active = "peg" in spec.watch and bool({"peg", "end", "side"} & set(spec.same))
+        self._rgb0: np.ndarray | None = None
+        self._grasp: tuple[int, np.ndarray] | None = None  # (step, tcp) at the lowest point of the first descent
+        self._lifted = False
+        self._kept: np.ndarray | None = None
+        self._up_frames = 0
+        self._tcp: list[tuple[int, np.ndarray]] = []
+        self._flash_step: int | None = None
+        self._done = False
+        self.grasp_px: tuple[int, int] | None = None
+        self.end: str | None = None  # near | far
+        self.side: str | None = None
+        self.footprint: np.ndarray | None = None
+        self.why = "no demonstration seen"
+        self._live_rgb: np.ndarray | None = None
+        self._latched: tuple[str, str | None] | None = None
+        self.rewrites = 0
+        self.abstained = 0
+        self.counts: dict = {}
+
+    # ---------------------------------------------------------------- demonstration
+    def observe(self, frame: Frame, store: MemoryStore) -> None:
+        if not self.active:
+            return
+        if frame.source == "live":
+            if not self._done:
+                self._finish(store, frame.step)
+            if frame.rgb is not None:
+                self._live_rgb = frame.rgb
+            return
+        if frame.rgb is None or frame.joint_state is None or len(frame.joint_state) < 7:
+            return
+        rgb = frame.rgb
+        tcp = panda_tcp(frame.joint_state)
+        if self._rgb0 is None:
+            self._rgb0 = rgb
+            self._kept = np.zeros(rgb.shape[:2], int)
+            return
+        self._tcp.append((frame.step, tcp))
+        if not self._lifted:
+            if tcp[2] < self.LOW_Z and (self._grasp is None or tcp[2] <= self._grasp[1][2]):
+                self._grasp = (frame.step, tcp)
+            elif self._grasp is not None and tcp[2] > self.UP_Z:
+                self._lifted = True
+            return
+        if self._flash_step is not None:
+            return
+        if find_blobs(rgb, ["red"], min_area=self.FLASH_PX):
+            self._flash_step = frame.step
+            return
+        if tcp[2] > self.UP_Z:
+            self._up_frames += 1
+            self._kept += np.abs(rgb.astype(int) - self._rgb0.astype(int)).sum(2) > self.CHANGED
+
+    def _finish(self, store: MemoryStore, step: int) -> None:
+        self._done = True
+        if self._grasp is None or not self._lifted or self._up_frames < 5 or self._kept is None:
+            self.why = "no grasp-and-lift seen in the video"
+            return
+        gy, gx = to_pixel(self._grasp[1])
+        self.grasp_px = (int(round(gy)), int(round(gx)))
+        # the bar's first-frame place: pixels that stayed changed after the lift, around the grasp point
+        kept = self._kept >= self.KEPT * self._up_frames
+        win = np.zeros_like(kept)
+        y0, x0 = self.grasp_px
+        w = self.WINDOW
+        win[max(0, y0 - w):y0 + w + 1, max(0, x0 - w):x0 + w + 1] = True
+        lab, n = ndimage.label(kept & win)
+        if n == 0:
+            self.why = "no bar left its place under the grasp"
+            return
+        ys, xs = np.nonzero(lab)
+        d = np.hypot(ys - gy, xs - gx)
+        region = lab == lab[ys[int(np.argmin(d))], xs[int(np.argmin(d))]]
+        area = int(region.sum())
+        self.counts = {"footprint_px": area, "grasp_gap_px": round(float(d.min()), 1), "lifted_frames": self._up_frames}
+        if area < 8 or d.min() > 4:
+            self.why = "the bar under the grasp was not seen leaving"
+            return
+        self.footprint = region
+        halves = _halves(region)
+        self.end = min(halves, key=lambda k: float(np.hypot(*(halves[k] - (gy, gx)))))
+        if self._flash_step is None:
+            self.why = "no accepted insertion (flash) seen"
+            return
+        before = [(s, p) for s, p in self._tcp if s <= self._flash_step]
+        last = before[-1][1]
+        start = next((p for s, p in reversed(before) if np.hypot(*(p[:2] - last[:2])) >= 0.04), None)
+        if start is None:
+            self.why = "no push into the box seen"
+            return
+        dy, dx = last[1] - start[1], last[0] - start[0]
+        if abs(dy) < abs(dx):
+            self.why = "the push did not run along y"
+            return
+        self.side = "left" if dy < 0 else "right"
+        self.why = "verified"
+        self.commit(store, ENTITY_KEY, EntityRecord(identity="peg end", role="peg", position=self.grasp_px, binding=BINDING,
+                                                    status=EntityStatus.VERIFIED, source=Source.DEMONSTRATION),
+                    step=step, accepted=True,
+                    reason=f"grasped at {self.grasp_px}; a {area}-px bar left that place; its {self.end} end")
+        self.commit(store, TRAJ_KEY, TrajectoryRecord(name=TRAJ_NAME, segments=(f"grasp the {self.end} end", f"insert from the {self.side} side"),
+                                                      index=0, source=Source.DEMONSTRATION),
+                    step=step, accepted=True, reason=f"push along y by {dy:+.3f} m, then the box flashed")
+
+    # ---------------------------------------------------------------- gate
+    def _back_in_place(self, rgb: np.ndarray) -> bool:
+        """The demonstrated bar is where the video first showed it (the reset put it back)."""
+        if self.footprint is None or self._rgb0 is None:
+            return False
+        diff = np.abs(rgb.astype(int) - self._rgb0.astype(int)).sum(2)[self.footprint]
+        return float(diff.mean()) < self.SAME
+
+    def gate(self, proposed: str, store: MemoryStore) -> str | None:
+        if not self.active:
+            return None
+        if self._latched is not None and self._latched[0] == proposed:
+            return self._latched[1]
+        out = self._decide(proposed, store)
+        self._latched = (proposed, out)
+        return out
+
+    def _decide(self, proposed: str, store: MemoryStore) -> str | None:
+        pick, ins = _PICK.match(proposed), _INSERT.match(proposed)
+        if pick is None and ins is None:
+            return None
+        ent, traj = store.get(ENTITY_KEY), store.get(TRAJ_KEY)
+        if ent is None or traj is None or not ent.readable or ent.position is None:
+            self.abstained += 1
+            return None
+        if ins is not None:
+            side = traj.segments[1].split()[3]
+            if ins.group(1).lower() == side:
+                return None
+            self.rewrites += 1
+            return f"insert the peg from the {side} side"
+        if self._live_rgb is None or not self._back_in_place(self._live_rgb):
+            self.abstained += 1
+            return None
+        y, x = ent.position
+        end = traj.segments[0].split()[2]
+        py, px = int(pick.group(1)), int(pick.group(2))
+        if np.hypot(py - y, px - x) <= 2 and f"the {end} end" in proposed:
+            return None
+        self.rewrites += 1
+        return f"pick up the peg at <{y}, {x}> by grasping the {end} end"
+
+    def diagnostics(self) -> dict:
+        return {"grasp_px": self.grasp_px, "end": self.end, "side": self.side, "why": self.why,
+                "rewrites": self.rewrites, "abstained": self.abstained, **self.counts}
