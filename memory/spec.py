@@ -245,8 +245,10 @@ _RE_ANCHOR = re.compile(
 )
 _RE_WHICH = re.compile(r"\b(first|last) (?:\w+ )?(?:before|after) the \w+ (?:was|is|has been|had been|got|gets)\b")
 _RE_SAME = re.compile(r"\bsame (\w+)")
-_RE_RETRACE = re.compile(r"\bretrac\w*")
+_RE_RETRACE = re.compile(r"\bretrac\w*|\b(?:route|path|pattern)s? (?:you were|that was|it was) shown\b")
 _RE_PREVIOUS = re.compile(r"\bpreviously\b")
+# "the block that was picked up in it" (it: the video): an object singled out by the demonstration
+_RE_SHOWN = re.compile(rf"\b(?:{_OBJECT}) (?:that|which) (?:was|were) [a-z]+(?: up| down)? in (?:it|the video|the demonstration)\b")
 _RE_LAYOUT = re.compile(r"\b(targets?|buttons?|bins?|box(?:es)?)\b")
 
 
@@ -328,7 +330,7 @@ class InstructionSpecifier:
             reads.add(ReadKind.COVER_BINDING)
         if highlighted:
             reads.add(ReadKind.HIGHLIGHT_RELATION)
-        if same_objects or _RE_PREVIOUS.search(text) or anchor is not None or (ordinal and reference_ordinal):
+        if same_objects or _RE_PREVIOUS.search(text) or _RE_SHOWN.search(text) or anchor is not None or (ordinal and reference_ordinal):
             reads.add(ReadKind.DEMO_REFERENCE)
         if repetitions is not None or counts:
             reads.add(ReadKind.COUNT_GATE)

@@ -37,6 +37,7 @@ from envs.core import imitation_parts as I
 from envs.core import primitives as P
 from envs.core.base_task import HistorySlot, RoboMMETask
 from envs.core.checker import SubgoalEntry
+from envs.core.probes import ProbeQuestion
 
 GRID_CENTRE = (-0.1, 0.0)
 SPACING = 0.10
@@ -192,6 +193,11 @@ class PatternLock(I.StickTaskMixin, RoboMMETask):
         here = self.layout.path[k]
         alts = tuple(f"move {I.COMPASS[(c[0] - here[0], c[1] - here[1])]}" for c in I.grid_neighbours(here, self.layout.n))
         return HistorySlot("direction", alts)
+
+    def probe_questions(self):
+        """Questions for the memory assessment: which way did each edge of the demonstrated pattern go?"""
+        return [ProbeQuestion("route", "which directions did the demonstrated pattern take, in order?", "demonstrated route",
+                              tuple(self.directions))]
 
     def truth(self) -> dict:
         return {

@@ -39,6 +39,7 @@ from envs.core import imitation_parts as I
 from envs.core import primitives as P
 from envs.core.base_task import HistorySlot, RoboMMETask
 from envs.core.checker import SubgoalEntry
+from envs.core.probes import ProbeQuestion
 
 ROW_X = -0.1
 SLOT_SPACING = 0.07
@@ -244,6 +245,11 @@ class RouteStick(I.StickTaskMixin, RoboMMETask):
         here = self.layout.walk[k]
         sides = [s for s, ok in (("left", here < len(self.nodes_xy) - 1), ("right", here > 0)) if ok]
         return HistorySlot("side and circling sense", tuple(subgoal_text(s, c) for s in sides for c in SENSES))
+
+    def probe_questions(self):
+        """Questions for the memory assessment: which side and circling sense did each demonstrated move take?"""
+        return [ProbeQuestion("route", "which neighbour and which way round the stick was each demonstrated move, in order?",
+                              "demonstrated route", tuple(f"{side} {sense}" for side, sense in self.moves))]
 
     def truth(self) -> dict:
         return {

@@ -78,6 +78,12 @@ def _cover_follow_live() -> Tool:
     return CoverFollowTool("live")
 
 
+def _route_reader() -> Tool:
+    from memory.tools.route_reader import RouteReader
+
+    return RouteReader()
+
+
 def _manner_reader() -> Tool:
     from memory.tools.manner_reader import MannerReader
 
@@ -102,6 +108,7 @@ TOOL_FACTORIES: dict[str, Callable[[], Tool]] = {
     "cover_follow_demo": _cover_follow_demo,
     "cover_binding_live": _cover_binding_live,
     "cover_follow_live": _cover_follow_live,
+    "route_reader": _route_reader,
     "manner_reader": _manner_reader,
     "peg_reader": _peg_reader,
 }
