@@ -238,6 +238,9 @@ _RE_ROUND_TRIPS = re.compile(rf"\b({_NUMBER}) round trips?\b")
 # a trip between two named sides ("over the right-side target, then ... the left-side target"): done once
 # unless the goal gives a count
 _RE_TWO_SIDES = re.compile(r"\b(?:right|left)-side (\w+)\b.*\b(?:right|left)-side \1\b")
+# one place followed by the stop ("place it on the target, then press the button to stop"): done once;
+# a second pick before the press is as wrong as a missing one
+_RE_ONCE_THEN_STOP = re.compile(r"\bplace (?:it|them) (?:on|onto) the \w+ then press the \w+ to stop\b")
 _RE_EVENT_ORDINAL = re.compile(rf"\b(?:for|on|at) (?:the|its) ({_ORD}) (?:time|visit|arrival|pass|crossing)\b")
 _RE_REFERENCE_ORDINAL = re.compile(rf"\bthe ({_ORD}) (\w+) (?:it|that|which|where|you)\b")
 _RE_ANCHOR = re.compile(
@@ -295,7 +298,7 @@ class InstructionSpecifier:
         m = _RE_TIMES.search(text) or _RE_ADVERB_TIMES.search(text) or _RE_ROUND_TRIPS.search(text)
         if m:
             repetitions = parse_ordinal(m.group(1))
-        elif _RE_TWO_SIDES.search(text):
+        elif _RE_TWO_SIDES.search(text) or _RE_ONCE_THEN_STOP.search(text):
             repetitions = 1
 
         event_ordinal = _RE_EVENT_ORDINAL.search(text)

@@ -152,7 +152,10 @@ def test_same_as_the_demonstration(goal, same, reads):
 
 def test_twice_and_plain_goals():
     assert specify("pick up the red cube and place it on the target twice").repetitions == 2
-    plain = specify("pick up the red cube and place it on the target, then press the button to stop")
+    # one place, then the stop: done once, and a second pick before the press is gated like any count
+    once = specify("pick up the red cube and place it on the target, then press the button to stop")
+    assert once.repetitions == 1 and once.reads == frozenset({ReadKind.COUNT_GATE})
+    plain = specify("pick up the red cube and place it on the target")
     assert plain.repetitions is None and plain.reads == frozenset()
     swing = specify(
         "pick up the red cube, move it to the top of the right-side target, then move it to the top of the "
