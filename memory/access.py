@@ -276,7 +276,14 @@ class StructuredAccess:
         if q.colour is not None and q.kind in (ReadKind.HIGHLIGHT_RELATION, ReadKind.DEMO_REFERENCE):
             # "the highlighted cube, which is blue": the colour names the recalled object itself.
             # (In "the red container that hides ..." it would describe the cover, so covers skip this.)
-            readable = [(k, r) for k, r in readable if q.colour in r.identity.lower().split()]
+            same_colour = [(k, r) for k, r in readable if q.colour in r.identity.lower().split()]
+            stated = any(q.colour in r.identity.lower().split() for _, r in matches)
+            if q.kind is ReadKind.HIGHLIGHT_RELATION and not stated:
+                # the colour of a marked object is as history-dependent as its place: a proposal that
+                # guessed it wrong is answered by the marked objects whatever their colour (and the
+                # read restates the colour)
+                same_colour = readable
+            readable = same_colour
         if not readable:
             for answerer in answerers:
                 record = answerer.answer(q, store)
@@ -290,6 +297,11 @@ class StructuredAccess:
             if q.ordinal is not None and q.ordinal <= len(readable):
                 key, record = readable[q.ordinal - 1]
                 return key, record, f"{READ}: {len(readable)} candidates, took #{q.ordinal}", record.status.value
+            if q.kind is ReadKind.HIGHLIGHT_RELATION and q.ordinal is not None:
+                # "the third highlighted cube" with fewer marked objects left: the handled ones lost the
+                # binding, so every one left is a right answer to this pick; take the first
+                key, record = readable[0]
+                return key, record, f"{READ}: {len(readable)} marked objects left, took the first", record.status.value
             return None, None, f"{AMBIGUOUS}: {len(readable)} records answer {q.describe()!r}", None
         key, record = readable[0]
         return key, record, READ, record.status.value
@@ -347,12 +359,29 @@ class StructuredAccess:
             if current.noun_phrases[q.np_index].point != point:
                 current = current.with_noun_phrase_point(q.np_index, point)
                 current_text = format_subgoal(current)
+            recolored = _restate_colour(current_text, q, record)
+            if recolored != current_text:
+                current, current_text = parse_subgoal(recolored), recolored
             # else: the proposal already points there; keep its text byte for byte
             detail = reason if reason != READ else f"{READ}: {how}"
             traces.append(
                 ReadTrace(step, q.describe(), proposed, f"{record.identity} at {point}", key, status, current_text, False, detail, kind)
             )
         return current_text, traces
+
+
+def _restate_colour(text: str, q: Query, record: EntityRecord) -> str:
+    """For a marked object, state the recalled object's colour where the proposal guessed another
+    ("the highlighted cube, which is red" -> "..., which is blue"); other reads keep their words."""
+    if q.kind is not ReadKind.HIGHLIGHT_RELATION or q.colour is None:
+        return text
+    colour = colour_of(record.identity.split())
+    if colour is None or colour == q.colour:
+        return text
+    out = re.sub(rf"\b(which|that) (is|are) (the |a |an )?{q.colour}\b", rf"\1 \2 \3{colour}", text, count=1)
+    if out == text:
+        out = re.sub(rf"\b{q.colour} {q.role}\b", f"{colour} {q.role}", text, count=1)
+    return out
 
 
 def gate_trace(step: int, tool_name: str, proposed: str, before: str, after: str, kind: ReadKind | None) -> ReadTrace:

@@ -34,6 +34,7 @@ from envs.core import primitives as P
 from envs.core.base_task import HistorySlot
 from envs.core.checker import SubgoalEntry
 from envs.core.language import ordinal_word
+from envs.core.probes import ProbeQuestion
 from envs.core.reference_parts import HighlightDiscs, ReferenceTask
 from envs.core.sampling import TablePlacer
 from envs.core.scene_parts import Placed, button_keep_out, pose_button, pose_cube, sample_button, sample_cubes
@@ -163,6 +164,22 @@ class PickHighlight(ReferenceTask):
         for c, actor in zip(self.layout.cubes, self.cubes):
             alts.append(self.ground_template(self._pick_words(e.params["k"], c.label)[1], actor))
         return HistorySlot("which cube", tuple(dict.fromkeys(alts)))
+
+    def probe_questions(self):
+        """Questions for the memory assessment: how many cubes were highlighted, and, while one
+        highlighted cube is left to pick, where it is (candidates: every cube resting on the table).
+        The record texts are the memory's wording (``memory.vocabulary.highlight_binding``)."""
+        if self.clock < HIGHLIGHT_WINDOW[0]:
+            return []
+        L = self.layout
+        out = [ProbeQuestion("count", "how many cubes were highlighted?", "highlighted cubes", len(L.highlighted))]
+        left = [i for i in L.highlighted if i not in self.picked_ids]
+        resting = {i: tuple(float(v) for v in self.project(self.pos_of(a))) for i, a in enumerate(self.cubes)
+                   if self.pos(a)[2] < 0.03}
+        if len(left) == 1 and left[0] in resting:
+            out.append(ProbeQuestion("binding", "where is the highlighted cube not picked yet?", "highlighted cube",
+                                     resting[left[0]], tuple(resting.values())))
+        return out
 
     def truth(self) -> dict:
         L = self.layout

@@ -35,6 +35,7 @@ from envs.core import primitives as P
 from envs.core.base_task import HistorySlot
 from envs.core.checker import SubgoalEntry
 from envs.core.language import number_word, ordinal_word
+from envs.core.probes import ProbeQuestion
 from envs.core.reference_parts import SWAP_STEPS, ReferenceTask, SwapAnimator, anchor_points
 from envs.core.sampling import TablePlacer
 from envs.core.scene_parts import Placed, button_keep_out, pose_button, pose_cube, sample_button, sample_cubes
@@ -175,6 +176,22 @@ class VideoRepick(ReferenceTask):
         if e.option == "pick" and k == 1:
             return HistorySlot("which cube", picks)
         return HistorySlot("which cube, or stop", (*picks, press))
+
+    def probe_questions(self):
+        """Questions for the memory assessment, once the video is over: where the demonstrated cube
+        is (asked while it rests on the table; candidates: every resting cube) and how many picks of
+        it are done. Record texts are the memory's wording."""
+        e = self.current_entry
+        if e is not None and e.demonstration:
+            return []
+        out = [ProbeQuestion("count", "how many times has the demonstrated cube been picked up again?", "picks of the reference cube",
+                             self.picks_done())]
+        resting = {i: tuple(float(v) for v in self.project(self.pos_of(a))) for i, a in enumerate(self.cubes)
+                   if self.pos(a)[2] < 0.03}
+        if self.layout.target_cube in resting:
+            out.append(ProbeQuestion("binding", "where is the cube the video picked up?", "reference cube",
+                                     resting[self.layout.target_cube], tuple(resting.values())))
+        return out
 
     def truth(self) -> dict:
         L = self.layout

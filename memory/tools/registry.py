@@ -78,10 +78,28 @@ def _cover_follow_live() -> Tool:
     return CoverFollowTool("live")
 
 
+def _highlight_marks() -> Tool:
+    from memory.tools.highlight_marks import HighlightMarkTool
+
+    return HighlightMarkTool()
+
+
 def _route_reader() -> Tool:
     from memory.tools.route_reader import RouteReader
 
     return RouteReader()
+
+
+def _demo_handled() -> Tool:
+    from memory.tools.demo_handled import DemoHandledTool
+
+    return DemoHandledTool()
+
+
+def _demo_places() -> Tool:
+    from memory.tools.demo_places import DemoPlacesTool
+
+    return DemoPlacesTool()
 
 
 def _manner_reader() -> Tool:
@@ -109,6 +127,9 @@ TOOL_FACTORIES: dict[str, Callable[[], Tool]] = {
     "cover_binding_live": _cover_binding_live,
     "cover_follow_live": _cover_follow_live,
     "route_reader": _route_reader,
+    "highlight_marks": _highlight_marks,
+    "demo_handled": _demo_handled,
+    "demo_places": _demo_places,
     "manner_reader": _manner_reader,
     "peg_reader": _peg_reader,
 }

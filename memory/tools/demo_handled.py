@@ -1,0 +1,348 @@
+"""Which object the demonstration handled, followed through the swaps: "the same block", "the correct cube".
+
+Goals such as "pick up the same block that was previously picked up" point at the object the
+video picked up. After the video put it back and (possibly) shuffled it with its look-alikes,
+the current view cannot tell which one it was. This tool reads the video:
+
+1. **Slots.** The resting cubes of the first video frames (saturated colour blobs, seen at the
+   same place on ``confirm_frames`` frames) are the slots.
+2. **Handled.** From the first frame on which some slot's cube is disturbed (not seen whole, i.e.
+   with at least ``whole_share`` of its area, within ``present_px`` of its slot) until the scene is
+   at rest again (every cube whole and still for ``rest_frames`` frames), each slot counts its
+   disturbed frames and follows its cube by mean-shift on its colour (a window smaller than a
+   cube). A cube the gripper carries off drags the window more than ``rise_px`` from its slot; a
+   neighbour the arm merely hides on its way vanishes but does not move. The slot dragged farthest
+   is the handled one; if none was dragged that far (the gripper hid the whole lift), the slot
+   disturbed longest is. Where its cube rests now is where the video set it down.
+4. **Following.** From then on the cube is followed frame by frame (nearest blob of its colour
+   within ``follow_px``), so a swap that moves it (two cubes exchanging places along two lanes)
+   carries the record with it.
+
+At the first live frame the answer becomes an entity record ``"<colour> cube"`` with the binding
+``"reference cube"`` (status ``verified``) that structured access reads for "the correct cube".
+Live, the tool keeps the record's place current (the robot puts the cube back a little off) and
+counts the picks of that cube (its blob leaves its place while the gripper is closed, then a
+release). Its gate turns "press the button" into the next pick while the goal's count is not
+reached, and a further pick into the press once it is.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from memory.frames import Frame
+from memory.records import EntityRecord, EntityStatus, ProgressRecord, Source
+from memory.spec import EvidenceSource, MemorySpec, ReadKind
+from memory.store import MemoryStore
+from memory.tools.base import Tool
+from memory.tools.colour_blobs import Blob, colour_mask, find_blobs, hsv
+from memory.tools.cover_binding import local_centre
+from memory.tools.scene_layout import layout_points
+from memory.vocabulary import COLOUR_WORDS, reference_binding
+from policies.subgoal_grammar import Point, ordinal_word, try_parse
+
+__all__ = ["DemoHandledTool"]
+
+KEY = "demo/reference cube"
+COUNT_KEY = "progress/repicks"
+
+
+@dataclass
+class _Slot:
+    colour: str
+    pos: tuple[float, float]
+    seen: int = 1
+    area: int = 0
+    track: tuple[float, float] | None = None
+    disturbed: int = 0
+    rise: float = 0.0  # largest shift of the mean-shift track from the slot
+    ms: tuple[float, float] | None = None
+
+
+def _bare_table(rgb: np.ndarray, yx, radius: int = 6, share: float = 0.5) -> bool:
+    """Whether the spot around ``yx`` shows bare table (a warm wood colour, not a saturated cube)."""
+    y, x = int(yx[0]), int(yx[1])
+    crop = rgb[max(0, y - radius): y + radius + 1, max(0, x - radius): x + radius + 1]
+    if crop.size == 0:
+        return True
+    hue, sat, _ = hsv(crop)
+    wood = (hue >= 8) & (hue < 45) & (sat > 0.3) & (sat < 0.8)
+    return float(wood.mean()) >= share
+
+
+class DemoHandledTool(Tool):
+    """The cube the video picked up, followed through the swaps; live pick count and stop gate."""
+
+    name = "demo_handled"
+    group = "demonstration"
+    gate_kind = ReadKind.DEMO_REFERENCE
+    render_stride = 4
+    render_video = True
+
+    def __init__(self, *, confirm_frames: int = 3, present_px: float = 4.0, rest_frames: int = 8, follow_px: float = 8.0,
+                 window_px: float = 5.0, settle_px: float = 12.0, whole_share: float = 0.75, rise_px: float = 6.0,
+                 reground_px: float = 18.0, min_area: int = 20, max_area: int = 900) -> None:
+        self.confirm_frames = confirm_frames
+        self.present_px = present_px
+        self.rest_frames = rest_frames
+        self.follow_px = follow_px
+        self.window_px = window_px
+        self.settle_px = settle_px
+        self.whole_share = whole_share
+        self.rise_px = rise_px
+        self.reground_px = reground_px
+        self.min_area = min_area
+        self.max_area = max_area
+        self.active = False
+        self._reset_state()
+
+    def _reset_state(self) -> None:
+        self.slots: list[_Slot] = []
+        self._slots_fixed = False
+        self.handled: int | None = None
+        self.colour: str | None = None
+        self.pos: tuple[float, float] | None = None
+        self._vel = (0.0, 0.0)
+        self._phase = "slots"  # slots -> follow -> live
+        self._episode = False
+        self._still = 0
+        self._video_frames = 0
+        self.target: int = 1
+        self.count = 0
+        self._closed = False
+        self._away = 0
+        self._lifted = False
+        self._last_rgb: np.ndarray | None = None
+        self._latched: tuple[str, int, str | None] | None = None
+        self._events: list[str] = []
+
+    # ------------------------------------------------------------------ episode
+    def reset(self, spec: MemorySpec, store: MemoryStore) -> None:
+        self._reset_state()
+        self.active = (spec.source is EvidenceSource.VIDEO and ReadKind.DEMO_REFERENCE in spec.reads
+                       and spec.ordinal is None and spec.anchor is None
+                       and any(p.split()[-1] == "cube" for p in spec.watch) and not spec.bindings)
+        # "pick up the same block ... three times"; without a count the goal asks for one pick
+        self.target = spec.repetitions or 1
+
+    def _blobs(self, rgb: np.ndarray, colours=COLOUR_WORDS) -> list[Blob]:
+        return [b for b in find_blobs(rgb, colours, min_area=self.min_area, max_area=self.max_area) if b.y > 20]
+
+    # ------------------------------------------------------------------ frames
+    def observe(self, frame: Frame, store: MemoryStore) -> None:
+        if not self.active:
+            return
+        if frame.source == "live":
+            if self._phase != "live":
+                self._finish(frame, store)
+            self._live(frame, store)
+            return
+        if frame.rgb is None:
+            return
+        self._video_frames += 1
+        if self._phase == "slots":
+            self._watch_slots(frame)
+        elif self._phase == "follow":
+            self._follow(frame.rgb)
+
+    def _watch_slots(self, frame: Frame) -> None:
+        blobs = self._blobs(frame.rgb)
+        if not self._slots_fixed:
+            for b in blobs:
+                s = next((s for s in self.slots if s.colour == b.colour and b.distance(s.pos) <= self.present_px), None)
+                if s is None:
+                    self.slots.append(_Slot(b.colour, (b.y, b.x), area=b.area))
+                else:
+                    s.seen += 1
+                    s.area = max(s.area, b.area)
+            if self.slots and all(s.seen >= self.confirm_frames for s in self.slots if s.seen > 0):
+                self.slots = [s for s in self.slots if s.seen >= self.confirm_frames]
+                self._slots_fixed = bool(self.slots)
+            return
+        disturbed_now = False
+        still = True
+        masks = {c: colour_mask(frame.rgb, c) for c in {s.colour for s in self.slots}}
+        for s in self.slots:
+            mine = [b for b in blobs if b.colour == s.colour and b.distance(s.track or s.pos) <= self.follow_px]
+            b = min(mine, key=lambda b: b.distance(s.track or s.pos)) if mine else None
+            whole = b is not None and b.area >= self.whole_share * s.area
+            if not whole or b.distance(s.pos) > self.present_px:
+                disturbed_now = True
+                if self._episode:
+                    s.disturbed += 1
+            if b is None or not whole or (s.track is not None and b.distance(s.track) > 1.0):
+                still = False
+            s.track = (b.y, b.x) if b is not None and whole else s.track
+            if self._episode or disturbed_now:
+                # follow each cube by mean-shift on its colour (a window smaller than a cube): a cube
+                # carried off by the gripper drags the window with it; one the arm merely hides does not move
+                start = s.ms or s.pos
+                found = local_centre(masks[s.colour], start, radius=self.window_px, iters=8, min_pixels=12)
+                if found is not None and np.hypot(found[0][0] - start[0], found[0][1] - start[1]) <= self.follow_px:
+                    s.ms = found[0]
+                    s.rise = max(s.rise, float(np.hypot(s.ms[0] - s.pos[0], s.ms[1] - s.pos[1])))
+        if disturbed_now and not self._episode:
+            self._episode = True
+            for s in self.slots:
+                s.disturbed += 0
+        if not self._episode:
+            return
+        self._still = self._still + 1 if still else 0
+        if self._still < self.rest_frames or not any(s.disturbed for s in self.slots):
+            return
+        # the scene is at rest again after the first disturbance (the pick and the put-down): the
+        # cube kept away from its place (lifted, carried, set down) the longest is the handled one;
+        # a neighbour the arm merely hid on its way is away for a few frames only
+        self._decide_handled(frame.step)
+
+    def _decide_handled(self, step: int) -> None:
+        risen = [i for i, s in enumerate(self.slots) if s.rise >= self.rise_px]
+        if len(risen) == 1:
+            self.handled = risen[0]
+        else:
+            self.handled = max(risen or range(len(self.slots)), key=lambda i: (self.slots[i].rise, self.slots[i].disturbed))
+        s = self.slots[self.handled]
+        self.colour, self.pos = s.colour, s.track or s.pos
+        self._phase = "follow"
+        self._events.append(f"{step}: {s.colour} cube from {tuple(round(v) for v in s.pos)} was handled "
+                            f"(away {s.disturbed} frames); at rest at {tuple(round(v) for v in self.pos)}")
+
+    def _follow(self, rgb: np.ndarray) -> bool:
+        """Mean-shift on the colour mask from the predicted place (last place + last motion), in a
+        window smaller than a cube, so that a look-alike touching it (two cubes passing each other
+        in a swap render as one blob) does not capture the track."""
+        mask = colour_mask(rgb, self.colour)
+        guess = (self.pos[0] + self._vel[0], self.pos[1] + self._vel[1])
+        found = local_centre(mask, guess, radius=self.window_px, iters=8, min_pixels=12)
+        if found is None or np.hypot(found[0][0] - self.pos[0], found[0][1] - self.pos[1]) > self.follow_px:
+            self._vel = (0.0, 0.0)
+            return False
+        (y, x), _ = found
+        self._vel = (0.5 * (y - self.pos[0]), 0.5 * (x - self.pos[1]))
+        self.pos = (y, x)
+        return True
+
+    def _finish(self, frame: Frame, store: MemoryStore) -> None:
+        ok = self._phase == "follow"
+        self._phase = "live"
+        if not self._video_frames:
+            return
+        if not ok and self._episode and any(sl.disturbed or sl.rise >= self.rise_px for sl in self.slots):
+            # the video ended (its hidden arm reset) before the scene was seen at rest: decide from
+            # the evidence gathered so far, and find the cube where it rests in the first live view
+            self._decide_handled(frame.step)
+            self._phase = "live"
+            ok = True
+        if not ok:
+            self._events.append("no answer: the handled cube was not seen lifted and put down")
+            return
+        if frame.rgb is not None:  # the whole blob's centroid, not the tracking window's
+            near = [b for b in self._blobs(frame.rgb, [self.colour]) if b.distance(self.pos) <= self.follow_px]
+            if near:
+                b = min(near, key=lambda b: b.distance(self.pos))
+                self.pos = (b.y, b.x)
+        point = Point(int(round(self.pos[0])), int(round(self.pos[1])))
+        self.commit(store, KEY, EntityRecord(identity=f"{self.colour} cube", role="cube", position=point.as_tuple(),
+                                             binding=reference_binding("cube"), status=EntityStatus.VERIFIED,
+                                             source=Source.DEMONSTRATION),
+                    step=frame.step, reason="handled in the video, at rest again, followed to the end", accepted=True)
+        self.commit(store, COUNT_KEY, ProgressRecord(name="picks of the reference cube", count=0, target=self.target), step=frame.step,
+                    reason=f"goal asks for {self.target} picks", accepted=True)
+        self._events.append(f"{frame.step}: correct cube = {self.colour} at {point}")
+
+    # ------------------------------------------------------------------ live
+    def _live(self, frame: Frame, store: MemoryStore) -> None:
+        if self.pos is None:
+            return
+        was_closed = self._closed
+        if frame.action is not None and len(frame.action) >= 8:
+            self._closed = bool(frame.action[-1] < 0)
+        if was_closed and not self._closed:
+            if self._lifted:
+                self.count += 1
+                self.commit(store, COUNT_KEY, ProgressRecord(name="picks of the reference cube", count=self.count, target=self.target),
+                            step=frame.step, reason="the cube left its place in a closed grip, then was released",
+                            accepted=True)
+                self._events.append(f"{frame.step}: pick {self.count} of the correct cube done")
+            self._lifted, self._away = False, 0
+        if frame.rgb is None:
+            return
+        self._last_rgb = frame.rgb
+        blobs = self._blobs(frame.rgb, [self.colour])
+        here = [b for b in blobs if b.distance(self.pos) <= self.present_px]
+        if self._closed:
+            # in a closed grip: is the cube still on its place? (it is not while carried)
+            self._away = 0 if here else self._away + 1
+            if self._away >= 2:
+                self._lifted = True
+            return
+        # open hand: keep the record on the cube where it rests (the robot puts it back a little off)
+        near = [b for b in blobs if b.distance(self.pos) <= self.settle_px]
+        if not near:
+            return
+        b = min(near, key=lambda b: b.distance(self.pos))
+        if b.distance(self.pos) <= 1.0:
+            return
+        self.pos = (b.y, b.x)
+        rec = store.get(KEY)
+        p = (int(round(b.y)), int(round(b.x)))
+        if isinstance(rec, EntityRecord) and rec.position is not None and np.hypot(p[0] - rec.position[0], p[1] - rec.position[1]) > 2:
+            self.commit(store, KEY, rec.evolve(position=p), step=frame.step, reason="the cube rests a little further",
+                        accepted=True)
+
+    def reground(self, entity: EntityRecord, frame: Frame) -> Point | None:
+        if (not self.active or frame.rgb is None or entity.binding != reference_binding("cube")
+                or entity.position is None or self.colour is None):
+            return None
+        near = [b for b in self._blobs(frame.rgb, [self.colour]) if b.distance(entity.position) <= self.reground_px]
+        if not near:
+            # the arm or gripper in front of it (reaching for this very cube): the view cannot
+            # contradict the record, so its place stands; bare table there would contradict it
+            return None if _bare_table(frame.rgb, entity.position) else Point(*entity.position)
+        return min(near, key=lambda b: b.distance(entity.position)).point
+
+    # ------------------------------------------------------------------ gate
+    def gate(self, proposed: str, store: MemoryStore) -> str | None:
+        if not self.active or store.get(KEY) is None:
+            return None
+        if self._latched is not None and self._latched[:2] == (proposed, self.count):
+            return self._latched[2]
+        out = self._decide(proposed, store)
+        self._latched = (proposed, self.count, out)
+        return out
+
+    def _decide(self, proposed: str, store: MemoryStore) -> str | None:
+        sg = try_parse(proposed)
+        if sg is None:
+            return None
+        verb = sg.verb.lower()
+        if verb.startswith("press") and self.count < self.target:
+            rec = store.get(KEY)
+            if self._last_rgb is None or not isinstance(rec, EntityRecord):
+                return None
+            p = self.reground(rec, Frame(step=0, rgb=self._last_rgb))
+            if p is None:
+                return None
+            nth = ordinal_word(min(self.count + 1, 10))
+            return f"pick up the correct cube at <{p.y}, {p.x}> for the {nth} time"
+        if verb.startswith("pick") and self.count >= self.target:
+            buttons = layout_points(store, "button")
+            if not buttons:
+                return None
+            y, x = buttons[0]
+            return f"press the button at <{y}, {x}> to finish"
+        return None
+
+    def diagnostics(self) -> dict:
+        return {
+            "active": self.active,
+            "video_frames": self._video_frames,
+            "slots": [[s.colour, round(s.pos[0], 1), round(s.pos[1], 1)] for s in self.slots][:16],
+            "handled": self.handled,
+            "answer": None if self.pos is None else [round(v, 1) for v in self.pos],
+            "count": self.count,
+            "target": self.target,
+            "events": self._events[:20],
+        }

@@ -1,0 +1,403 @@
+"""Where the demonstration put the object down, in order, and when it pressed the button.
+
+Goals such as "place the blue cube on the second target it was previously placed on" or "... on
+the target where it was last placed before the button was pressed" ask for a place that only
+the conditioning video shows: at decision time the targets are identical discs and the cube
+sits on bare table. This tool reads the video into an ordered list of *places* and *press*
+events and answers the goal's question with one target, kept as an entity record with the
+binding ``"reference target"`` that structured access reads for "the correct target".
+
+Evidence, all from the video's frames (and the robot's joint readings that come with them, when
+they include the fingers):
+
+* **The carried object** is the watched colour's blob (the goal names it: "the blue cube"),
+  followed frame to frame (nearest blob, at most ``max_jump`` px).
+* **A place** is a *dwell*: the object's centroid stays within ``dwell_px`` of one point for
+  ``dwell_frames`` frames (with the fingers open, when the joint readings give the fingers),
+  after having moved more than ``moved_px`` away from the previous dwell (the first dwell, where
+  the object starts, is not a place). It counts as a place *on a
+  target* when a known disc's centre lies within ``centre_px`` of it, or when purple disc material
+  surrounds it (on ``min_sides`` of its four sides) and a disc lies within ``on_target_px``; a dwell
+  on bare table (where the video parks the object at the end) or in the air is not a target place.
+* **A press** is the arm at the button (found in the first frame as the largest compact gray blob):
+  at least ``arm_px`` neutral pixels that were not there in the first frame within ``button_px``
+  of it, for at least ``press_frames`` frames while the object rests on a target. The arm also passes near the
+  button on its way between places; those visits are short, so the longest visit is the press and
+  its time is the middle of that visit.
+* **Targets** are the purple discs of the first frame plus any disc seen later at one place on
+  ``confirm_frames`` frames away from the known ones (the arm at rest may hide one at first), or
+  seen around the object when it comes to rest there. They are followed through the whole video
+  (nearest purple blob within ``target_jump`` px, only when the blob is about its full size, i.e.
+  not occluded), so a target that the video moves after its visit (two targets swapping places)
+  is answered where it ends up.
+
+The answer becomes ``verified`` at the first live frame (the video is complete) when the
+question has an answer (enough places; a press with a place on the asked side of it); otherwise
+nothing is written and access abstains.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from memory.frames import Frame
+from memory.records import EntityRecord, EntityStatus, ProgressRecord, Source
+from memory.spec import EvidenceSource, MemorySpec, ReadKind
+from memory.store import MemoryStore
+from memory.tools.base import Tool
+from memory.tools.colour_blobs import find_blobs, hsv
+from memory.tools.scene_layout import gray_blobs, purple_blobs
+from memory.vocabulary import colour_of, reference_binding
+from policies.subgoal_grammar import COORD_MAX, Point
+
+__all__ = ["DemoPlacesTool", "gripper_width", "target_blobs"]
+
+KEY = "demo/reference target"
+
+
+@dataclass(frozen=True)
+class _Disc:
+    y: float
+    x: float
+    area: int
+
+    def distance(self, yx) -> float:
+        return float(np.hypot(self.y - yx[0], self.x - yx[1]))
+
+    @property
+    def point(self) -> Point:
+        return _point((self.y, self.x))
+
+
+def target_blobs(rgb: np.ndarray, min_area: int = 40) -> list[_Disc]:
+    """Purple target discs in ``rgb`` (the layout tool's ring predicate, rings merged)."""
+    return [_Disc(y, x, a) for y, x, a in purple_blobs(rgb) if a >= min_area]
+
+
+def gripper_width(frame: Frame) -> float | None:
+    """Finger opening (m) from the joint readings (7 arm joints, then the fingers), if given."""
+    q = frame.joint_state
+    if q is None or len(q) < 8:
+        return None
+    return float(np.sum(np.abs(np.asarray(q[7:], dtype=float))))
+
+
+def _point(yx) -> Point:
+    return Point(int(np.clip(round(yx[0]), 0, COORD_MAX)), int(np.clip(round(yx[1]), 0, COORD_MAX)))
+
+
+@dataclass
+class _Target:
+    pos: tuple[float, float]
+    area: int
+
+
+@dataclass
+class Place:
+    step: int
+    pos: tuple[float, float]
+    target: int | None  # index of the target under it, None on bare table
+
+
+class DemoPlacesTool(Tool):
+    """Ordered places and the press from the video; answers "the correct target"."""
+
+    name = "demo_places"
+    group = "demonstration"
+    render_stride = None  # reads the video; live, only the query views (re-grounding)
+    render_video = True
+
+    def __init__(self, *, max_jump: float = 30.0, dwell_px: float = 3.0, dwell_frames: int = 10, moved_px: float = 10.0,
+                 centre_px: float = 12.0, on_target_px: float = 20.0, min_sides: int = 3, target_jump: float = 8.0,
+                 open_width: float = 0.07, button_px: float = 14.0, arm_px: int = 100, press_frames: int = 8, new_target_px: float = 15.0, confirm_frames: int = 3,
+                 reground_px: float = 16.0) -> None:
+        self.max_jump = max_jump
+        self.dwell_px = dwell_px
+        self.dwell_frames = dwell_frames
+        self.moved_px = moved_px
+        self.on_target_px = on_target_px
+        self.min_sides = min_sides
+        self.centre_px = centre_px
+        self.target_jump = target_jump
+        self.button_px = button_px
+        self.new_target_px = new_target_px
+        self.confirm_frames = confirm_frames
+        self.arm_px = arm_px
+        self.open_width = open_width
+        self.press_frames = press_frames
+        self.reground_px = reground_px
+        self.active = False
+        self._reset_state()
+
+    def _reset_state(self) -> None:
+        self.colour: str | None = None
+        self.ordinal: int | None = None
+        self.anchor = None
+        self._pos: tuple[float, float] | None = None
+        self._anchor_pos: tuple[float, float] | None = None
+        self._dwell_start = 0
+        self._dwell_len = 0
+        self._registered: int | None = None
+        self._last_dwell: tuple[float, float] | None = None
+        self._first_dwell = True
+        self.places: list[Place] = []
+        self._first_rgb: np.ndarray | None = None
+        self._button: tuple[float, float] | None = None
+        self._visit_start: int | None = None
+        self._visit_len = 0
+        self._visits: list[tuple[int, int, int]] = []
+        self.targets: list[_Target] = []
+        self._last_discs: list[_Disc] = []
+        self._rgb: np.ndarray | None = None
+        self._new: list[tuple[float, float, int]] = []
+        self._video_frames = 0
+        self._done = False
+        self._answer: tuple[int, int] | None = None
+        self._why = ""
+        self._events: list[str] = []
+
+    # ------------------------------------------------------------------ episode
+    def reset(self, spec: MemorySpec, store: MemoryStore) -> None:
+        self._reset_state()
+        colour = next((colour_of(p.split()) for p in spec.watch if colour_of(p.split())), None)
+        self.colour = colour
+        self.ordinal = spec.ordinal
+        self.anchor = spec.anchor
+        self.active = (spec.source is EvidenceSource.VIDEO and ReadKind.DEMO_REFERENCE in spec.reads
+                       and "target" in spec.layout and colour is not None
+                       and (spec.ordinal is not None or spec.anchor is not None))
+
+    # ------------------------------------------------------------------ frames
+    def observe(self, frame: Frame, store: MemoryStore) -> None:
+        if not self.active or self._done:
+            return
+        if frame.source == "live":
+            self._finish(frame, store)
+            return
+        if frame.rgb is None:
+            return
+        self._video_frames += 1
+        self._rgb = frame.rgb
+        self._follow_targets(frame.rgb)
+        blobs = [b for b in find_blobs(frame.rgb, [self.colour], min_area=12) if b.y > 20]
+        if self._pos is None:
+            blob = blobs[0] if blobs else None
+        else:
+            near = [b for b in blobs if b.distance(self._pos) <= self.max_jump]
+            blob = min(near, key=lambda b: b.distance(self._pos)) if near else None
+        if blob is not None:
+            self._pos = (blob.y, blob.x)
+            self._dwell(frame.step, gripper_width(frame))
+        self._press(frame)
+
+    def _follow_targets(self, rgb: np.ndarray) -> None:
+        """Targets of the first frame, plus any disc seen later at one place on ``confirm_frames``
+        frames (the arm at rest may hide one at first), each followed while seen whole."""
+        blobs = target_blobs(rgb)
+        self._last_discs = blobs
+        if not self.targets:
+            self.targets = [_Target((b.y, b.x), b.area) for b in blobs]
+            return
+        for t in self.targets:
+            near = [b for b in blobs if b.distance(t.pos) <= self.target_jump and b.area >= 0.8 * t.area]
+            if near:
+                b = min(near, key=lambda b: b.distance(t.pos))
+                t.pos = (b.y, b.x)
+        full = float(np.median([t.area for t in self.targets]))
+        fresh = [b for b in blobs if b.area >= 0.7 * full
+                 and all(b.distance(t.pos) > self.new_target_px for t in self.targets)]
+        seen = []
+        for b in fresh:
+            prev = next((c for c in self._new if np.hypot(c[0] - b.y, c[1] - b.x) <= 2.0), None)
+            n = prev[2] + 1 if prev else 1
+            if n >= self.confirm_frames:
+                self.targets.append(_Target((b.y, b.x), b.area))
+                self._events.append(f"target found at {_point((b.y, b.x))}")
+            else:
+                seen.append((b.y, b.x, n))
+        self._new = seen
+
+    def _target_under(self, p) -> int | None:
+        """The target under an object resting at ``p``: purple disc material around it on at least
+        ``min_sides`` of its four sides (a disc surrounds what sits on it; a disc next to the object
+        shows on one side), then the known target nearest to it, else the disc seen around it now."""
+        dist = [(i, np.hypot(p[0] - t.pos[0], p[1] - t.pos[1])) for i, t in enumerate(self.targets)]
+        close = [(i, d) for i, d in dist if d <= self.centre_px]
+        if close:  # right over a known disc's centre
+            return min(close, key=lambda x: x[1])[0]
+        if self._rgb is None or self._purple_sides(self._rgb, p) < self.min_sides:
+            return None
+        near = [(i, d) for i, d in dist if d <= self.on_target_px]
+        if near:
+            return min(near, key=lambda x: x[1])[0]
+        around = [b for b in self._last_discs if b.distance(p) <= self.on_target_px]
+        if not around:
+            return None
+        b = min(around, key=lambda b: b.distance(p))
+        self.targets.append(_Target((b.y, b.x), max(b.area, int(np.median([t.area for t in self.targets] or [b.area])))))
+        self._events.append(f"target found under the object at {_point((b.y, b.x))}")
+        return len(self.targets) - 1
+
+    def _purple_sides(self, rgb: np.ndarray, p, ring: tuple[float, float] = (5.0, 16.0), min_px: int = 3) -> int:
+        r = int(ring[1])
+        y, x = int(round(p[0])), int(round(p[1]))
+        y0, x0 = max(0, y - r), max(0, x - r)
+        crop = rgb[y0: y + r + 1, x0: x + r + 1]
+        hue, sat, val = hsv(crop)
+        purple = (hue >= 265) & (hue < 300) & (sat >= 0.45) & (val >= 80)
+        yy, xx = np.mgrid[y0: y0 + crop.shape[0], x0: x0 + crop.shape[1]]
+        dy, dx = yy - p[0], xx - p[1]
+        d = np.hypot(dy, dx)
+        hit = purple & (d >= ring[0]) & (d <= ring[1])
+        return sum(int((hit & side).sum() >= min_px) for side in (dy < -abs(dx), dy > abs(dx), dx < -abs(dy), dx > abs(dy)))
+
+    def _dwell(self, step: int, width: float | None) -> None:
+        p = self._pos
+        if self._anchor_pos is None or np.hypot(p[0] - self._anchor_pos[0], p[1] - self._anchor_pos[1]) > self.dwell_px:
+            self._anchor_pos, self._dwell_start, self._dwell_len = p, step, 1
+            return
+        self._dwell_len += 1
+        if self._dwell_len < self.dwell_frames or self._registered == self._dwell_start:
+            return
+        if width is not None and width < self.open_width:
+            return  # still in the hand (held still in the air, or not let go yet)
+        self._registered = self._dwell_start
+        if self._first_dwell:  # where the object starts: no place
+            self._first_dwell = False
+            self._last_dwell = p
+            return
+        if self._last_dwell is not None and np.hypot(p[0] - self._last_dwell[0], p[1] - self._last_dwell[1]) <= self.moved_px:
+            return  # the same rest, interrupted (an arm passing in front)
+        self._last_dwell = p
+        target = self._target_under(p)
+        self.places.append(Place(self._dwell_start, p, target))
+        self._events.append(f"{self._dwell_start}: placed at {_point(p)}" + (f" on target {target}" if target is not None else " on bare table"))
+
+    def _press(self, frame: Frame) -> None:
+        """The arm at the button: neutral pixels that were not there in the first frame cover the
+        button's spot (``arm_px`` of them within ``button_px``) while the object rests. The longest
+        such visit of the video is its press (the arm passing by on its way is a short visit)."""
+        rgb = frame.rgb
+        if self._first_rgb is None:
+            self._first_rgb = rgb
+            buttons = sorted(gray_blobs(rgb), key=lambda b: -b[2])
+            self._button = (buttons[0][0], buttons[0][1]) if buttons else None
+            return
+        if self._button is None:
+            return
+        y, x = int(round(self._button[0])), int(round(self._button[1]))
+        r = int(self.button_px)
+        y0, y1, x0, x1 = max(0, y - r), y + r + 1, max(0, x - r), x + r + 1
+        crop = rgb[y0:y1, x0:x1].astype(np.int16)
+        ref = self._first_rgb[y0:y1, x0:x1].astype(np.int16)
+        yy, xx = np.mgrid[y0:y0 + crop.shape[0], x0:x0 + crop.shape[1]]
+        disk = np.hypot(yy - self._button[0], xx - self._button[1]) <= self.button_px
+        neutral = (crop.max(-1) - crop.min(-1)) <= 12
+        changed = np.abs(crop - ref).max(-1) > 30
+        at_button = int((neutral & changed & disk).sum()) >= self.arm_px
+        # the press comes while the object is parked on a target (the arm is free); before the first
+        # place the arm only passes the button on its way to the object
+        last = self.places[-1] if self.places else None
+        resting = (self._dwell_len >= 2 and last is not None and last.target is not None and self._pos is not None
+                   and np.hypot(self._pos[0] - last.pos[0], self._pos[1] - last.pos[1]) <= self.moved_px)
+        if at_button and resting:
+            if self._visit_start is None:
+                self._visit_start, self._visit_len = frame.step, 0
+            self._visit_len += 1
+            return
+        if self._visit_start is not None and self._visit_len >= self.press_frames:
+            self._visits.append((self._visit_len, self._visit_start, frame.step))
+        self._visit_start, self._visit_len = None, 0
+
+    @property
+    def presses(self) -> list[int]:
+        if not self._visits:
+            return []
+        n, a, b = max(self._visits)
+        return [(a + b) // 2]
+
+    # ------------------------------------------------------------------ answer
+    def question(self) -> tuple[Place | None, str]:
+        """The place the goal asks for, and why (or why not)."""
+        on_target = [p for p in self.places if p.target is not None]
+        if self.ordinal is not None and self.anchor is None:
+            if self.ordinal <= len(on_target):
+                return on_target[self.ordinal - 1], f"place {self.ordinal} of {len(on_target)}"
+            return None, f"only {len(on_target)} places seen, the goal asks for place {self.ordinal}"
+        if self.anchor is None:
+            return None, "no question"
+        if len(self.presses) != 1:
+            return None, f"{len(self.presses)} presses seen"
+        press = self.presses[0]
+        if self.anchor.relation == "before":
+            side = [p for p in on_target if p.step < press]
+            which = self.anchor.which or "last"
+        else:
+            side = [p for p in on_target if p.step > press]
+            which = self.anchor.which or "first"
+        if not side:
+            return None, f"no place {self.anchor.relation} the press at {press}"
+        chosen = side[-1] if which == "last" else side[0]
+        return chosen, f"{which} place {self.anchor.relation} the press at {press}"
+
+    def _finish(self, frame: Frame, store: MemoryStore) -> None:
+        self._done = True
+        if not self._video_frames:
+            return
+        self.commit(store, "progress/demonstrated places",
+                    ProgressRecord(name="demonstrated places", count=sum(p.target is not None for p in self.places)),
+                    step=frame.step, reason="dwells of the carried object on targets in the video", accepted=True)
+        if self.presses:
+            self.commit(store, "progress/demonstrated presses", ProgressRecord(name="demonstrated presses", count=len(self.presses)),
+                        step=frame.step, reason="gripper closed on nothing while the object stayed put", accepted=True)
+        place, why = self.question()
+        self._why = why
+        if place is None:
+            self._events.append(f"no answer: {why}")
+            return
+        pos = self.targets[place.target].pos
+        self._answer = _point(pos).as_tuple()
+        self.commit(store, KEY, EntityRecord(identity="target", role="target", position=self._answer,
+                                             binding=reference_binding("target"), status=EntityStatus.VERIFIED,
+                                             source=Source.DEMONSTRATION),
+                    step=frame.step, reason=f"{why}; target followed to the end of the video", accepted=True)
+
+    # ------------------------------------------------------------------ reads
+    def reground(self, entity: EntityRecord, frame: Frame) -> Point | None:
+        if (not self.active or frame.rgb is None or entity.binding != reference_binding("target")
+                or entity.position is None or entity.source is not Source.DEMONSTRATION):
+            return None
+        near = [b for b in target_blobs(frame.rgb, min_area=15) if b.distance(entity.position) <= self.reground_px]
+        if not near:
+            # targets do not move by themselves: if something stands in front of the spot (the arm,
+            # the carried cube), the record's place stands; bare table there contradicts it
+            return None if self._bare(frame.rgb, entity.position) else Point(*entity.position)
+        b = min(near, key=lambda b: b.distance(entity.position))
+        full = max((t.area for t in self.targets), default=0)
+        # a disc partly hidden (the cube carried over it) pulls its centroid: keep the record's point then
+        return b.point if b.area >= 0.8 * full else Point(*entity.position)
+
+    @staticmethod
+    def _bare(rgb: np.ndarray, yx, radius: int = 6, share: float = 0.5) -> bool:
+        """Whether the spot around ``yx`` shows bare table (a warm, saturated wood colour)."""
+        y, x = int(yx[0]), int(yx[1])
+        crop = rgb[max(0, y - radius): y + radius + 1, max(0, x - radius): x + radius + 1]
+        if crop.size == 0:
+            return True
+        hue, sat, _ = hsv(crop)
+        wood = (hue >= 8) & (hue < 45) & (sat > 0.3) & (sat < 0.8)  # not a saturated red cube
+        return float(wood.mean()) >= share
+
+    def diagnostics(self) -> dict:
+        return {
+            "active": self.active,
+            "video_frames": self._video_frames,
+            "targets": [[round(v, 1) for v in t.pos] for t in self.targets][:8],
+            "places": [{"step": p.step, "pos": [round(v, 1) for v in p.pos], "target": p.target} for p in self.places][:12],
+            "presses": self.presses[:4],
+            "answer": None if self._answer is None else list(self._answer),
+            "why": self._why,
+            "events": self._events[:20],
+        }

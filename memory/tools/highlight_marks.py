@@ -1,0 +1,297 @@
+"""Transient marks kept as relations: "the highlighted cube" after the highlight is gone.
+
+Some goals refer to objects by a mark they carried for a while ("pick up all cubes that have
+been highlighted with white areas on the table"). The mark (a flat white disc under the cube)
+shows only during an early window and is gone when the choice is made; the cubes it marked then
+look exactly like the others, often of the same colour. This tool keeps the mark as a relation
+and the marked cubes as entity records, and keeps track of which of them were already handled.
+
+Evidence chain:
+
+1. **Mark sighting.** For every saturated cube blob (:func:`~memory.tools.colour_blobs.find_blobs`)
+   the annulus ``ring`` px around its centroid is searched for bright neutral pixels (white disc
+   material). A mark needs ``min_white`` such pixels *and* white on at least three of the four
+   sides of the cube: a disc surrounds its cube, while an arm link passing nearby lies on one side.
+2. **Persistence.** A marked cube seen marked on ``confirm_frames`` consecutive observed frames,
+   at the same place (``match_px``) and in the same colour, becomes an entity record: identity
+   ``"<colour> cube"``, binding ``"highlighted cube"``, status ``verified``, plus the relation
+   record ``<colour> cube on highlight``. A one-frame sighting stays a candidate and is never read.
+3. **Window.** Once marks have been seen and then no marked cube is found for ``close_frames``
+   consecutive frames, the marking window is over: later white near a cube (the arm, the gripper)
+   adds nothing.
+4. **Picked-off bookkeeping.** In a closed grip that began after a read sent the robot to a marked
+   cube, a marked cube not seen whole on its spot (its colour's blob within ``still_px`` with at
+   least ``whole_share`` of its area at the sighting: fingers around it hide part of it, lifting it
+   moves it) on ``lift_frames`` rendered frames was handled; at the release it is marked picked
+   (binding becomes ``"picked highlighted cube"``): the mark the last read named if it was
+   disturbed, else the only disturbed one. The k-th read of "the highlighted cube" therefore
+   answers a marked cube not picked yet. (A grip before any read, the button press, marks nothing.)
+5. **Re-grounding.** A recalled marked cube is the blob of its colour nearest the stored
+   position, within ``reground_px``; otherwise the tool abstains.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from memory.frames import Frame
+from memory.records import EntityRecord, EntityStatus, ProgressRecord, RelationRecord, Source
+from memory.spec import MemorySpec
+from memory.store import MemoryStore
+from memory.tools.base import Tool
+from memory.tools.colour_blobs import Blob, find_blobs
+from memory.vocabulary import COLOUR_WORDS, canonical_role, colour_of, highlight_binding
+from policies.subgoal_grammar import Point, try_parse
+
+__all__ = ["HighlightMarkTool", "mark_key", "ring_evidence"]
+
+PICKED_PREFIX = "picked "
+
+
+def mark_key(n: int) -> str:
+    return f"mark/highlighted/{n}"
+
+
+def _white(rgb: np.ndarray, min_value: int = 200, max_spread: int = 18) -> np.ndarray:
+    img = rgb.astype(np.int16)
+    lo, hi = img.min(axis=-1), img.max(axis=-1)
+    return (lo >= min_value) & (hi - lo <= max_spread)
+
+
+def ring_evidence(white: np.ndarray, blob: Blob, ring: tuple[float, float] = (5.0, 16.0)) -> tuple[int, int]:
+    """``(white pixels, sides)`` in the annulus ``ring`` around ``blob``: how many bright neutral
+    pixels, and on how many of the four sides (above, below, left, right) at least 4 of them lie."""
+    r = int(np.ceil(ring[1]))
+    cy, cx = int(round(blob.y)), int(round(blob.x))
+    y0, y1 = max(0, cy - r), min(white.shape[0], cy + r + 1)
+    x0, x1 = max(0, cx - r), min(white.shape[1], cx + r + 1)
+    yy, xx = np.mgrid[y0:y1, x0:x1]
+    dy, dx = yy - blob.y, xx - blob.x
+    d = np.hypot(dy, dx)
+    hit = white[y0:y1, x0:x1] & (d >= ring[0]) & (d <= ring[1])
+    sides = 0
+    for side in (dy < -abs(dx), dy > abs(dx), dx < -abs(dy), dx > abs(dy)):
+        sides += int((hit & side).sum() >= 4)
+    return int(hit.sum()), sides
+
+
+@dataclass
+class _Mark:
+    colour: str
+    pos: tuple[float, float]
+    area: int = 0
+    streak: int = 1
+    key: str | None = None  # store key once verified
+    picked: bool = False
+    away: int = 0  # rendered frames of the current closed grip on which the cube was not seen whole on its spot
+
+
+class HighlightMarkTool(Tool):
+    """Marks seen live under cubes, kept as verified relations, with picked-off bookkeeping."""
+
+    name = "highlight_marks"
+    group = "mark"
+    render_stride = 4
+    render_video = False
+
+    def __init__(self, *, ring: tuple[float, float] = (5.0, 16.0), min_white: int = 40, min_sides: int = 3,
+                 confirm_frames: int = 2, match_px: float = 5.0, close_frames: int = 3, still_px: float = 2.5,
+                 whole_share: float = 0.75, lift_frames: int = 1, reground_px: float = 14.0, min_area: int = 20, max_area: int = 900) -> None:
+        self.ring = ring
+        self.min_white = min_white
+        self.min_sides = min_sides
+        self.confirm_frames = confirm_frames
+        self.match_px = match_px
+        self.close_frames = close_frames
+        self.still_px = still_px
+        self.whole_share = whole_share
+        self.lift_frames = lift_frames
+        self.reground_px = reground_px
+        self.min_area = min_area
+        self.max_area = max_area
+        self.active = False
+        self.role = "cube"
+        self._marks: list[_Mark] = []
+        self._open = True
+        self._quiet = 0
+        self._closed = False
+        self._armed = False
+        self._last_read: str | None = None
+        self._events: list[str] = []
+        self._frames = 0
+
+    # ------------------------------------------------------------------ episode
+    def reset(self, spec: MemorySpec, store: MemoryStore) -> None:
+        self.active = bool(spec.highlighted)
+        self.binding = None
+        self.role = "cube"
+        for phrase in spec.watch:
+            if phrase.startswith(highlight_binding("")):
+                self.role = canonical_role(phrase.split()[-1])
+        if self.role == "object":
+            self.role = "cube"
+        self.binding = highlight_binding(self.role)
+        self._marks = []
+        self._open = True
+        self._quiet = 0
+        self._closed = False
+        self._armed = False
+        self._last_read = None
+        self._events = []
+        self._frames = 0
+
+    # ------------------------------------------------------------------ frames
+    def observe(self, frame: Frame, store: MemoryStore) -> None:
+        if not self.active or frame.source != "live":
+            return
+        closed_before = self._closed
+        if frame.action is not None and len(frame.action) >= 8:
+            self._closed = bool(frame.action[-1] < 0)
+        if not closed_before and self._closed:
+            self._armed = self._last_read is not None
+            for m in self._marks:
+                m.away = 0
+        if closed_before and not self._closed:
+            self._on_release(frame, store)
+        if frame.rgb is None:
+            return
+        self._frames += 1
+        blobs = find_blobs(frame.rgb, COLOUR_WORDS, min_area=self.min_area, max_area=self.max_area)
+        if self._open:
+            self._sight(blobs, frame, store)
+        if self._closed:
+            self._check_lifts(blobs)
+
+    def _sight(self, blobs: list[Blob], frame: Frame, store: MemoryStore) -> None:
+        white = _white(frame.rgb)
+        marked = []
+        for b in blobs:
+            n, sides = ring_evidence(white, b, self.ring)
+            if n >= self.min_white and sides >= self.min_sides:
+                marked.append(b)
+        if not marked:
+            if any(m.key for m in self._marks):
+                self._quiet += 1
+                if self._quiet >= self.close_frames:
+                    self._open = False
+                    self._events.append(f"{frame.step}: marking window closed")
+            for m in self._marks:
+                if m.key is None:
+                    m.streak = 0
+            return
+        self._quiet = 0
+        seen: set[int] = set()
+        for b in marked:
+            near = [(i, m) for i, m in enumerate(self._marks)
+                    if m.colour == b.colour and np.hypot(m.pos[0] - b.y, m.pos[1] - b.x) <= self.match_px]
+            if near:
+                i, m = min(near, key=lambda im: np.hypot(im[1].pos[0] - b.y, im[1].pos[1] - b.x))
+                if i in seen:
+                    continue
+                seen.add(i)
+                m.streak += 1
+                if m.key is None:
+                    m.pos, m.area = (b.y, b.x), b.area
+            else:
+                self._marks.append(_Mark(b.colour, (b.y, b.x), b.area))
+                seen.add(len(self._marks) - 1)
+        for i, m in enumerate(self._marks):
+            if i not in seen and m.key is None:
+                m.streak = 0
+        # marks confirmed on the same frame enter the store far side (image top) first
+        for m in sorted(self._marks, key=lambda m: m.pos[0]):
+            if m.key is None and m.streak >= self.confirm_frames:
+                self._verify(m, frame, store)
+
+    def _verify(self, m: _Mark, frame: Frame, store: MemoryStore) -> None:
+        n = sum(1 for x in self._marks if x.key is not None)
+        m.key = mark_key(n)
+        point = Point(int(round(m.pos[0])), int(round(m.pos[1])))
+        identity = f"{m.colour} {self.role}"
+        self.commit(store, m.key, EntityRecord(identity=identity, role=self.role, position=point.as_tuple(),
+                                               binding=self.binding, status=EntityStatus.VERIFIED, source=Source.LIVE),
+                    step=frame.step, reason=f"white mark around the {identity} on {m.streak} frames in a row", accepted=True)
+        self.commit(store, f"relation/{m.key}", RelationRecord(subject=m.key, relation="on", object="highlight",
+                                                                status=EntityStatus.VERIFIED, source=Source.LIVE),
+                    step=frame.step, reason="mark under the cube", accepted=True)
+        self._count(store, frame.step)
+        self._events.append(f"{frame.step}: {identity} highlighted at {point}")
+
+    def _count(self, store: MemoryStore, step: int) -> None:
+        verified = [m for m in self._marks if m.key is not None]
+        self.commit(store, "progress/highlighted", ProgressRecord(name=f"{self.binding}s", count=len(verified)),
+                    step=step, reason="verified marks", accepted=True)
+        self.commit(store, "progress/picked highlighted", ProgressRecord(
+            name=f"{PICKED_PREFIX}{self.binding}s", count=sum(m.picked for m in verified), target=len(verified)),
+            step=step, reason="marked objects picked", accepted=True)
+
+    def _check_lifts(self, blobs: list[Blob]) -> None:
+        """In a closed grip: is each marked cube still whole on its spot? Fingers closing around a
+        cube hide part of it, and lifting it moves it off the spot; either disturbs it."""
+        for m in self._marks:
+            if m.key is None or m.picked:
+                continue
+            whole = any(b.colour == m.colour and b.distance(m.pos) <= self.still_px and b.area >= self.whole_share * m.area
+                        for b in blobs)
+            if not whole:
+                m.away += 1
+
+    def _on_release(self, frame: Frame, store: MemoryStore) -> None:
+        armed, self._armed = self._armed, False
+        lifted = [m for m in self._marks if m.away >= self.lift_frames and not m.picked and m.key is not None]
+        for m in self._marks:
+            m.away = 0
+        if not lifted or not armed:
+            return  # no grip since the robot was sent to a marked cube (the button press, say)
+        chosen = [m for m in lifted if m.key == self._last_read] or (lifted if len(lifted) == 1 else [])
+        for m in chosen:
+            m.picked = True
+            record = store.get(m.key)
+            if isinstance(record, EntityRecord):
+                self.commit(store, m.key, record.evolve(binding=PICKED_PREFIX + self.binding), step=frame.step,
+                            reason="its cube left its spot while the gripper was closed, then was released",
+                            accepted=True)
+            self._events.append(f"{frame.step}: {m.colour} {self.role} at {tuple(round(v) for v in m.pos)} picked")
+        self._count(store, frame.step)
+
+    # ------------------------------------------------------------------ reads
+    def reground(self, entity: EntityRecord, frame: Frame) -> Point | None:
+        if not self.active or frame.rgb is None or entity.binding != self.binding or entity.position is None:
+            return None
+        colour = colour_of(entity.identity.split())
+        if colour is None:
+            return None
+        blobs = [b for b in find_blobs(frame.rgb, [colour], min_area=self.min_area // 2, max_area=self.max_area)
+                 if b.distance(entity.position) <= self.reground_px]
+        if not blobs:
+            return None
+        return min(blobs, key=lambda b: b.distance(entity.position)).point
+
+    def gate(self, proposed: str, store: MemoryStore) -> str | None:
+        """Never rewrites; notes which marked cube the subgoal about to run sends the robot to (the
+        point of a "highlighted" noun phrase), for the picked-off bookkeeping."""
+        if not self.active:
+            return None
+        sg = try_parse(proposed)
+        if sg is None:
+            return None
+        for np_ in sg.noun_phrases:
+            if np_.point is None or not any(w.lower().startswith("highlight") for w in (*np_.modifiers, *np_.post_modifiers)):
+                continue
+            marks = [m for m in self._marks if m.key is not None and not m.picked]
+            near = [m for m in marks if np.hypot(m.pos[0] - np_.point.y, m.pos[1] - np_.point.x) <= self.reground_px]
+            if near:
+                self._last_read = min(near, key=lambda m: np.hypot(m.pos[0] - np_.point.y, m.pos[1] - np_.point.x)).key
+        return None
+
+    def diagnostics(self) -> dict:
+        return {
+            "active": self.active,
+            "frames": self._frames,
+            "marks": [{"colour": m.colour, "pos": [round(v, 1) for v in m.pos], "verified": m.key is not None,
+                       "picked": m.picked} for m in self._marks][:12],
+            "window_open": self._open,
+            "events": self._events[:20],
+        }
