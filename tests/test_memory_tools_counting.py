@@ -148,7 +148,8 @@ def test_spec_reads_swing_counts():
     trips = specify("pick up the red cube and swing it from above the right-side target to above the left-side target, "
                     "three round trips in all, then put it down and press the button to stop")
     assert trips.repetitions == 3
-    assert specify("pick up the red cube and place it on the target, then press the button to stop").repetitions is None
+    # one place, then the stop: once (PickXtimes' single-repetition wording; a second pick fails it)
+    assert specify("pick up the red cube and place it on the target, then press the button to stop").repetitions == 1
 
 
 # --------------------------------------------------------------------------- BinFill
