@@ -250,3 +250,15 @@ def test_video_task_oracle_outcome_is_deterministic(envs_by_task, task):
     spec = EpisodeSpec(task, "test", 3, episode_spec(task, 3).env_seed, "hard")
     a, b = run_oracle(env, spec), run_oracle(env, spec)
     assert (a.status, a.steps) == (b.status, b.steps)
+
+
+def test_target_recall_probes_ask_for_the_goal_target_and_the_number_of_places():
+    """Shared by VideoPlaceButton and VideoPlaceOrder (``TargetRecallTask.probe_questions``)."""
+    task = "VideoPlaceOrder"
+    env = make_env(task, video_stride=0)
+    env.reset(options={"episode": episode_spec(task, 0)})
+    t = env.unwrapped
+    binding, count = t.probe_questions()
+    assert binding.kind == "binding" and binding.answer == binding.candidates[t.correct_target]
+    assert count.kind == "count" and count.answer == len(t.truth()["visit_order"])
+    env.close()

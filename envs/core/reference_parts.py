@@ -725,6 +725,28 @@ class TargetRecallTask(ReferenceTask):
         """The demonstrated placements and the press, in order."""
         raise NotImplementedError
 
+    @property
+    def n_demonstrated_places(self) -> int:
+        """How many target places the video shows."""
+        raise NotImplementedError
+
+    def probe_questions(self):
+        """Questions for the memory assessment, once the video is over: which target the goal asks
+        for (the answer is its projected centre now; the candidates are every target's), and how many
+        target places the video showed. Record texts are the memory's wording."""
+        from envs.core.probes import ProbeQuestion
+
+        e = self.current_entry
+        if e is not None and e.demonstration:
+            return []
+        points = [tuple(float(v) for v in self.project(self.pos_of(t))) for t in self.targets]
+        return [
+            ProbeQuestion("binding", "which target does the goal ask for?", "reference target",
+                          points[self.correct_target], tuple(points)),
+            ProbeQuestion("count", "how many target places did the video show?", "demonstrated places",
+                          self.n_demonstrated_places),
+        ]
+
     def swap_pair(self, swap) -> tuple[int, int]:
         return tuple(swap)
 

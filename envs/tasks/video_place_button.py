@@ -27,7 +27,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from envs.core.probes import ProbeQuestion
 from envs.core.reference_parts import TargetRecallTask
 from envs.core.scene_parts import Placed
 
@@ -74,19 +73,9 @@ class VideoPlaceButton(TargetRecallTask):
             self.demo_pick_cube(), self.demo_place_on(1),
         ]
 
-    def probe_questions(self):
-        """Questions for the memory assessment, once the video is over: which target the goal asks
-        for (the answer is its projected centre now; the candidates are every target's), and how many
-        target places the video showed. Record texts are the memory's wording."""
-        e = self.current_entry
-        if e is not None and e.demonstration:
-            return []
-        points = [tuple(float(v) for v in self.project(self.pos_of(t))) for t in self.targets]
-        return [
-            ProbeQuestion("binding", "which target does the goal ask for?", "reference target",
-                          points[self.correct_target], tuple(points)),
-            ProbeQuestion("count", "how many target places did the video show?", "demonstrated places", 2),
-        ]
+    @property
+    def n_demonstrated_places(self) -> int:
+        return 2
 
     def truth(self) -> dict:
         return {**super().truth(), "when": self.layout.when, "visit_order": [0, 1], "press_after": 1}

@@ -27,7 +27,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from envs.core.language import ordinal_word
-from envs.core.probes import ProbeQuestion
 from envs.core.reference_parts import TargetRecallTask
 from envs.core.scene_parts import Placed
 
@@ -79,19 +78,9 @@ class VideoPlaceOrder(TargetRecallTask):
                 entries.append(self.demo_press("press the button"))
         return entries
 
-    def probe_questions(self):
-        """Questions for the memory assessment, once the video is over: which target the goal asks
-        for (the answer is its projected centre now; the candidates are every target's), and how many
-        target places the video showed. Record texts are the memory's wording."""
-        e = self.current_entry
-        if e is not None and e.demonstration:
-            return []
-        points = [tuple(float(v) for v in self.project(self.pos_of(t))) for t in self.targets]
-        return [
-            ProbeQuestion("binding", "which target does the goal ask for?", "reference target",
-                          points[self.correct_target], tuple(points)),
-            ProbeQuestion("count", "how many target places did the video show?", "demonstrated places", len(self.layout.visit_order)),
-        ]
+    @property
+    def n_demonstrated_places(self) -> int:
+        return len(self.layout.visit_order)
 
     def truth(self) -> dict:
         L = self.layout
