@@ -332,3 +332,53 @@ def test_memory_turns_a_blind_failure_into_a_success(task, episode):
     assert outcomes["no-memory"].status != "success"
     assert outcomes["memory"].status == "success", outcomes["memory"].subgoals
     assert outcomes["memory"].memory["rewrites_right"] >= 1 and outcomes["memory"].memory["rewrites_wrong"] == 0
+
+
+# --------------------------------------------------------------------------- VideoRepick: the grasp in the joint angles
+
+PANDA_BASE = np.array([-0.615, 0.0, 0.0])  # the arm's base in the world (public task fact)
+HOME_Q = np.array([0.0, np.pi / 8, 0.0, -5 * np.pi / 8, 0.0, 3 * np.pi / 4, np.pi / 4])
+
+
+def _reach(world_xyz) -> np.ndarray:
+    """Joint angles whose tool-centre point is at ``world_xyz`` (a few iterations of least squares)."""
+    from scipy.optimize import least_squares
+
+    from memory.tools.manner_reader import panda_tcp
+
+    target = np.asarray(world_xyz, float) - PANDA_BASE
+    return least_squares(lambda q: panda_tcp(q) - target, HOME_Q).x
+
+
+@pytest.fixture(scope="module")
+def repick_arm(repick):
+    """The staged VideoRepick demonstration's cube places, for joint angles that reach them."""
+    env = make_env("VideoRepick", video_stride=NO_VIDEO)
+    env.reset(options={"episode": episode_spec("VideoRepick", 0)})
+    t = env.unwrapped
+    places = [np.array([pl.x, pl.y, t.pos(c)[2]]) for c, pl in zip(t.cubes, t.layout.cubes)]
+    starts = [t.project(p) for p in places]
+    env.close()
+    return {"places": places, "starts": starts}
+
+
+@pytest.mark.parametrize("grasped", ["handled", "partner"])
+def test_the_grasp_in_the_joint_angles_names_the_handled_cube(repick, repick_arm, grasped):
+    """With joint angles in the video, the cube under the tool-centre point's first low stay is the
+    handled one, whatever the pixels suggest: the arm sinking over the partner names the partner
+    (the pixels alone name the lifted cube, as the test above shows)."""
+    i = repick[grasped]
+    over = _reach(repick_arm["places"][i] + [0, 0, 0.10])
+    down = _reach(repick_arm["places"][i])
+    tool = DemoHandledTool()
+    store = MemoryStore()
+    tool.reset(specify(repick["goal"]), store)
+    for k, rgb in enumerate(repick["frames"]):
+        q = down if 4 <= k < 14 else over  # low while the cube is lifted (frames 4-13), high before and after
+        tool.observe(Frame(step=k, rgb=rgb, joint_state=q, source="video"), store)
+    tool.observe(_live(100, repick["live"]), store)
+    d = tool.diagnostics()
+    assert _near(d["grasp_px"], repick_arm["starts"][i], 3), (d["grasp_px"], repick_arm["starts"])
+    assert d["handled"] is not None and "by grasp" in d["events"][0]
+    slot = d["slots"][d["handled"]]
+    assert _near(slot[1:], repick_arm["starts"][i], 4)

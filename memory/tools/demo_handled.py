@@ -14,6 +14,12 @@ the current view cannot tell which one it was. This tool reads the video:
    neighbour the arm merely hides on its way vanishes but does not move. The slot dragged farthest
    is the handled one; if none was dragged that far (the gripper hid the whole lift), the slot
    disturbed longest is. Where its cube rests now is where the video set it down.
+3. **Kinematics first.** When the video frames carry the arm's joint angles, the grasp itself says
+   which cube was taken: the tool-centre point (forward kinematics) sinks to cube height over it,
+   and projected through the fixed front camera's calibration it lands on that cube's slot. This
+   beats the pixel evidence in crowded scenes (fifteen cubes; the arm hides a neighbour for longer
+   than the lift shows the handled one) and is used whenever a slot lies within ``grasp_px`` of the
+   first low point; the pixel evidence above is the fallback for joint-less videos.
 4. **Following.** From then on the cube is followed frame by frame (nearest blob of its colour
    within ``follow_px``), so a swap that moves it (two cubes exchanging places along two lanes)
    carries the record with it.
@@ -39,6 +45,7 @@ from memory.store import MemoryStore
 from memory.tools.base import Tool
 from memory.tools.colour_blobs import Blob, colour_mask, find_blobs, hsv
 from memory.tools.cover_binding import local_centre
+from memory.tools.manner_reader import panda_tcp, to_pixel
 from memory.tools.scene_layout import layout_points
 from memory.vocabulary import COLOUR_WORDS, reference_binding
 from policies.subgoal_grammar import Point, ordinal_word, try_parse
@@ -83,7 +90,8 @@ class DemoHandledTool(Tool):
 
     def __init__(self, *, confirm_frames: int = 3, present_px: float = 4.0, rest_frames: int = 8, follow_px: float = 8.0,
                  window_px: float = 5.0, settle_px: float = 12.0, whole_share: float = 0.75, rise_px: float = 6.0,
-                 reground_px: float = 18.0, min_area: int = 20, max_area: int = 900) -> None:
+                 reground_px: float = 18.0, min_area: int = 20, max_area: int = 900, grasp_z: float = 0.045,
+                 grasp_px: float = 10.0) -> None:
         self.confirm_frames = confirm_frames
         self.present_px = present_px
         self.rest_frames = rest_frames
@@ -95,6 +103,8 @@ class DemoHandledTool(Tool):
         self.reground_px = reground_px
         self.min_area = min_area
         self.max_area = max_area
+        self.grasp_z = grasp_z
+        self.grasp_px = grasp_px
         self.active = False
         self._reset_state()
 
@@ -117,6 +127,9 @@ class DemoHandledTool(Tool):
         self._last_rgb: np.ndarray | None = None
         self._latched: tuple[str, int, str | None] | None = None
         self._events: list[str] = []
+        # the tool-centre point's first stay at cube height in the video: (lowest z, its pixel)
+        self._grasp: tuple[float, tuple[float, float]] | None = None
+        self._grasp_done = False
 
     # ------------------------------------------------------------------ episode
     def reset(self, spec: MemorySpec, store: MemoryStore) -> None:
@@ -142,6 +155,7 @@ class DemoHandledTool(Tool):
         if frame.rgb is None:
             return
         self._video_frames += 1
+        self._watch_grasp(frame)
         if self._phase == "slots":
             self._watch_slots(frame)
         elif self._phase == "follow":
@@ -197,9 +211,33 @@ class DemoHandledTool(Tool):
         # a neighbour the arm merely hid on its way is away for a few frames only
         self._decide_handled(frame.step)
 
+    def _watch_grasp(self, frame: Frame) -> None:
+        """Keep the lowest point of the tool-centre point's first stay below ``grasp_z`` (the grasp)."""
+        if self._grasp_done or frame.joint_state is None or len(frame.joint_state) < 7:
+            return
+        tcp = panda_tcp(frame.joint_state)
+        z = float(tcp[2])
+        if z < self.grasp_z:
+            if self._grasp is None or z < self._grasp[0] - 1e-4:
+                self._grasp = (z, to_pixel(tcp))
+        elif self._grasp is not None:
+            self._grasp_done = True  # the arm rose again: the grasp is over
+
+    def _grasped_slot(self) -> int | None:
+        if self._grasp is None or not self.slots:
+            return None
+        gy, gx = self._grasp[1]
+        d = [np.hypot(s.pos[0] - gy, s.pos[1] - gx) for s in self.slots]
+        i = int(np.argmin(d))
+        return i if d[i] <= self.grasp_px else None
+
     def _decide_handled(self, step: int) -> None:
+        grasped = self._grasped_slot()
         risen = [i for i, s in enumerate(self.slots) if s.rise >= self.rise_px]
-        if len(risen) == 1:
+        evidence = "pixels"
+        if grasped is not None:
+            self.handled, evidence = grasped, "grasp"
+        elif len(risen) == 1:
             self.handled = risen[0]
         else:
             self.handled = max(risen or range(len(self.slots)), key=lambda i: (self.slots[i].rise, self.slots[i].disturbed))
@@ -207,7 +245,7 @@ class DemoHandledTool(Tool):
         self.colour, self.pos = s.colour, s.track or s.pos
         self._phase = "follow"
         self._events.append(f"{step}: {s.colour} cube from {tuple(round(v) for v in s.pos)} was handled "
-                            f"(away {s.disturbed} frames); at rest at {tuple(round(v) for v in self.pos)}")
+                            f"(by {evidence}; away {s.disturbed} frames); at rest at {tuple(round(v) for v in self.pos)}")
 
     def _follow(self, rgb: np.ndarray) -> bool:
         """Mean-shift on the colour mask from the predicted place (last place + last motion), in a
@@ -341,6 +379,7 @@ class DemoHandledTool(Tool):
             "video_frames": self._video_frames,
             "slots": [[s.colour, round(s.pos[0], 1), round(s.pos[1], 1)] for s in self.slots][:16],
             "handled": self.handled,
+            "grasp_px": None if self._grasp is None else [round(v, 1) for v in self._grasp[1]],
             "answer": None if self.pos is None else [round(v, 1) for v in self.pos],
             "count": self.count,
             "target": self.target,
