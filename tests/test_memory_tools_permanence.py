@@ -286,7 +286,7 @@ def test_assessment_answers_the_probes_from_the_snapshot(swap):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("task, episode", [("ButtonUnmaskSwap", 0), ("VideoUnmaskSwap", 1)])
+@pytest.mark.parametrize("task, episode", [("ButtonUnmaskSwap", 0), ("VideoUnmaskSwap", 1), ("ButtonUnmask", 7)])
 def test_memory_turns_a_blind_failure_into_a_success(task, episode):
     from experiments.config import ExperimentConfig
     from experiments.episode import run_episode
@@ -303,3 +303,59 @@ def test_memory_turns_a_blind_failure_into_a_success(task, episode):
     mem = outcomes["memory"].memory
     assert mem["rewrites_right"] >= 1 and mem["abstentions"] == 0
     assert mem["assessment"]["by_kind"]["binding"]["wrong"] == 0
+
+
+# --------------------------------------------------------------------------- the arm in front of a container
+
+
+def _hand_over(yx, z: float = 0.10) -> np.ndarray:
+    """Joint angles whose tool-centre point projects onto pixel ``yx`` at height ``z`` (least squares)."""
+    from scipy.optimize import least_squares
+
+    from memory.arm_view import panda_tcp, to_pixel
+
+    home = np.array([0.0, np.pi / 8, 0.0, -5 * np.pi / 8, 0.0, 3 * np.pi / 4, np.pi / 4])
+
+    def residual(q):
+        p = panda_tcp(q)
+        return np.append(np.subtract(to_pixel(p), yx), 100 * (p[2] - z))
+
+    return least_squares(residual, home).x
+
+
+def test_arm_covers_the_pixels_around_its_hand_only():
+    from memory.arm_view import arm_covers, panda_tcp, to_pixel
+
+    q = _hand_over((100, 140))
+    assert np.allclose(to_pixel(panda_tcp(q)), (100, 140), atol=0.5)
+    assert arm_covers(q, (100, 140), 16, 36) and arm_covers(q, (100, 170), 16, 36)
+    assert not arm_covers(q, (100, 190), 16, 36) and not arm_covers(q, (200, 140), 16, 36)
+    assert not arm_covers(None, (100, 140), 16, 36)
+
+
+@pytest.mark.parametrize("arm_moves", [True, False])
+def test_a_container_holds_while_the_moving_arm_is_in_front_of_it(unmask, arm_moves):
+    """Apparent motion next to the moving hand (here: the image shifted 6 px, as when the arm or the
+    container in its grip sweeps past) does not move the track; with the arm still, the same pixels do."""
+    follow = CoverFollowTool("live")
+    store = MemoryStore()
+    follow.reset(specify(unmask.goal), store)
+    colour = unmask.truth["pick_colours"][0]
+    p = unmask.points[unmask.truth["hides"][colour]]
+    key = "cover/live/x"
+    store.add(key, EntityRecord("container", "cover", (int(p[0]), int(p[1])), cover_binding(f"{colour} cube"),
+                                EntityStatus.VERIFIED, Source.LIVE), step=1000, reason="test")
+    q = _hand_over(p)
+    shifted = np.ascontiguousarray(np.roll(unmask.live.rgb, 6, axis=1))
+    for k, rgb in enumerate([unmask.live.rgb] * 2 + [shifted] * 3):
+        qk = q.copy()
+        if arm_moves:
+            qk[6] += 0.05 * k  # the wrist turns: the arm moves, its hand stays over the container
+        follow.observe(Frame(step=1001 + k, rgb=rgb, joint_state=qk), store)
+    rec = store.get(key)
+    moved = np.hypot(rec.position[0] - p[0], rec.position[1] - (p[1] + 6))
+    if arm_moves:
+        assert follow.diagnostics()["counts"]["arm_over"] >= 3
+        assert np.hypot(rec.position[0] - p[0], rec.position[1] - p[1]) <= 2
+    else:
+        assert follow.diagnostics()["counts"]["arm_over"] == 0 and moved <= 3

@@ -317,7 +317,7 @@ def test_target_blobs_find_every_target(places):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("task, episode", [("PickHighlight", 0)])
+@pytest.mark.parametrize("task, episode", [("PickHighlight", 0), ("VideoRepick", 7)])
 def test_memory_turns_a_blind_failure_into_a_success(task, episode):
     from experiments.config import ExperimentConfig
     from experiments.episode import run_episode
@@ -344,7 +344,7 @@ def _reach(world_xyz) -> np.ndarray:
     """Joint angles whose tool-centre point is at ``world_xyz`` (a few iterations of least squares)."""
     from scipy.optimize import least_squares
 
-    from memory.tools.manner_reader import panda_tcp
+    from memory.arm_view import panda_tcp
 
     target = np.asarray(world_xyz, float) - PANDA_BASE
     return least_squares(lambda q: panda_tcp(q) - target, HOME_Q).x

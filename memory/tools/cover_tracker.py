@@ -34,6 +34,14 @@ bare table, the track follows its own flow if it has any, otherwise holds, and i
 change: a container being grasped, or one the arm sweeps over while pressing a button, stays
 readable.
 
+The arm's own kinematics decide the plainest occlusion: while the arm moves, a container within
+``arm_px`` of its projected skeleton (joint angles through forward kinematics and the front camera's
+calibration, :mod:`memory.arm_view`), or within ``hand_px`` of its hand (a container in the grip
+hangs there and looks exactly like its neighbours), holds where it is. A moving arm sweeping over a container is the
+one motion the pixel cues mistake for the container's own (its gray faces match the container
+palette, and flow and association then agree on the arm); containers the robot carries are covered
+by the lift-off rule, and swaps happen while the arm is still or far away.
+
 Render stride: a swap moves a container 50-60 px in 50 steps with smoothstep timing. Measured on
 the demonstrations (every step rendered), tracked containers move at most about 4 px per step and
 12 px per 4 steps: at the default 4-step live stride that is inside one Lucas-Kanade window
@@ -51,6 +59,7 @@ import cv2
 import numpy as np
 from scipy import ndimage
 
+from memory.arm_view import arm_covers
 from memory.frames import Frame
 from memory.records import EntityRecord, EntityStatus, Source
 from memory.spec import MemorySpec
@@ -210,7 +219,7 @@ class CoverFollowTool(Tool):
     def __init__(self, source: str = "video", *, ms_radius: float = 9.0, min_pixels: int = 40,
                  jump_base: float = 5.0, jump_per_step: float = 3.0, agree_px: float = 7.0, patience: int = 2,
                  recovery_steps: int = 3, recovery_radius: float = 12.0, feature_radius: float = 10.0,
-                 min_move: float = 1.5) -> None:
+                 min_move: float = 1.5, arm_px: float = 16.0, hand_px: float = 36.0, arm_moving_rad: float = 0.002) -> None:
         if source not in ("live", "video"):
             raise ValueError(f"source must be 'live' or 'video', got {source!r}")
         self.frame_source = source
@@ -230,6 +239,9 @@ class CoverFollowTool(Tool):
         self.recovery_radius = recovery_radius
         self.feature_radius = feature_radius
         self.min_move = min_move
+        self.arm_px = arm_px
+        self.hand_px = hand_px
+        self.arm_moving_rad = arm_moving_rad
         self.appearance = ContainerAppearance()
         self._tracks: dict[str, CoverTrack] = {}
         self._prev: tuple[int, np.ndarray, np.ndarray] | None = None  # (step, gray, container mask)
@@ -239,7 +251,9 @@ class CoverFollowTool(Tool):
         self.appearance.reset()
         self._tracks = {}
         self._prev = None
-        self._counts = {"frames": 0, "agree": 0, "disagree": 0, "association_only": 0, "flow_only": 0, "missed": 0,
+        self._prev_q: np.ndarray | None = None
+        self._arm_q: np.ndarray | None = None
+        self._counts = {"arm_over": 0, "frames": 0, "agree": 0, "disagree": 0, "association_only": 0, "flow_only": 0, "missed": 0,
                         "lost": 0, "reacquired": 0, "occluded": 0, "lifted": 0}
 
     # ------------------------------------------------------------------ helpers
@@ -331,6 +345,10 @@ class CoverFollowTool(Tool):
         self._roi = roi
         self._rgb = frame.rgb
         self._step = frame.step
+        q = None if frame.joint_state is None or len(frame.joint_state) < 7 else np.asarray(frame.joint_state, float)[:7]
+        moving = q is not None and self._prev_q is not None and float(np.abs(q - self._prev_q).max()) > self.arm_moving_rad
+        self._arm_q = q if moving else None
+        self._prev_q = q
         self._counts["frames"] += 1
         flow = flow_cue_for(store)
         for key, track in self._tracks.items():
@@ -369,6 +387,11 @@ class CoverFollowTool(Tool):
 
     def _update(self, track: CoverTrack, rec: EntityRecord, frame: Frame, g, mask, flow, store: MemoryStore) -> None:
         if self._lifted_off(track, rec, frame, store):
+            return
+        if self._arm_q is not None and arm_covers(self._arm_q, track.pos, self.arm_px, self.hand_px):
+            # the moving arm is in front of it: hold, change nothing (the next clear view resumes)
+            self._counts["arm_over"] += 1
+            track.step = frame.step
             return
         dt = max(1, frame.step - track.step)
         before = track.pos.copy()

@@ -45,7 +45,7 @@ from memory.store import MemoryStore
 from memory.tools.base import Tool
 from memory.tools.colour_blobs import Blob, colour_mask, find_blobs, hsv
 from memory.tools.cover_binding import local_centre
-from memory.tools.manner_reader import panda_tcp, to_pixel
+from memory.arm_view import panda_tcp, to_pixel
 from memory.tools.scene_layout import layout_points
 from memory.vocabulary import COLOUR_WORDS, reference_binding
 from policies.subgoal_grammar import Point, ordinal_word, try_parse

@@ -40,6 +40,7 @@ import re
 import numpy as np
 from scipy import ndimage
 
+from memory.arm_view import FRONT_CAMERA, panda_tcp, to_pixel
 from memory.frames import Frame
 from memory.records import Source, TrajectoryRecord
 from memory.spec import MemorySpec, ReadKind
@@ -60,44 +61,7 @@ __all__ = [
 
 KEY = "trajectory/procedure"
 
-# ------------------------------------------------------------------ robot kinematics (public facts)
-# Franka Panda, modified Denavit-Hartenberg parameters (a_{i-1}, d_i, alpha_{i-1}); the flange is
-# 0.107 past joint 7 and the tool-centre point 0.1034 past the flange, along the hand's z axis.
-_PANDA_DH = (
-    (0.0, 0.333, 0.0),
-    (0.0, 0.0, -np.pi / 2),
-    (0.0, 0.316, np.pi / 2),
-    (0.0825, 0.0, np.pi / 2),
-    (-0.0825, 0.384, -np.pi / 2),
-    (0.0, 0.0, np.pi / 2),
-    (0.088, 0.0, np.pi / 2),
-)
-_TCP_OFFSET = 0.107 + 0.1034
-
-
-def panda_tcp(q) -> np.ndarray:
-    """Tool-centre point in the arm's base frame (x, y, z metres) from the 7 joint angles."""
-    T = np.eye(4)
-    for (a, d, al), th in zip(_PANDA_DH, np.asarray(q, float)[:7]):
-        ca, sa, ct, st = np.cos(al), np.sin(al), np.cos(th), np.sin(th)
-        T = T @ np.array([[ct, -st, 0, a], [st * ca, ct * ca, -sa, -d * sa], [st * sa, ct * sa, ca, d * ca], [0, 0, 0, 1]])
-    return T[:3, 3] + T[:3, 2] * _TCP_OFFSET
-
-
-# The fixed front camera's calibration, in the arm's base frame (metres -> homogeneous pixels): rows
-# ``(col, row, w)``. Measured once, like any robot's camera-to-base calibration; nothing is read from a
-# simulator at run time.
-FRONT_CAMERA = np.array([
-    [-74.63557956, 166.89016471, -149.27109944, 128.0],
-    [74.63551988, 0.0, -223.90665911, 21.27117652],
-    [-0.58309047, 0.0, -1.16618046, 1.0],
-])
-
-
-def to_pixel(p_base) -> tuple[float, float]:
-    """A point in the arm's base frame -> ``(row, col)`` in the front image."""
-    u, v, w = FRONT_CAMERA @ np.append(np.asarray(p_base, float)[:3], 1.0)
-    return float(v / w), float(u / w)
+# robot kinematics and the front camera's calibration live in memory.arm_view (re-exported here)
 
 
 # ------------------------------------------------------------------ pixel predicates

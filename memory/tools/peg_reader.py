@@ -44,7 +44,7 @@ from memory.spec import MemorySpec, ReadKind
 from memory.store import MemoryStore
 from memory.tools.base import Tool
 from memory.tools.colour_blobs import find_blobs
-from memory.tools.manner_reader import FRONT_CAMERA, panda_tcp, to_pixel  # noqa: F401 (re-exported)
+from memory.arm_view import FRONT_CAMERA, panda_tcp, to_pixel  # noqa: F401 (re-exported)
 
 __all__ = ["FRONT_CAMERA", "PegReader", "to_pixel"]  # the camera helpers live in manner_reader
 

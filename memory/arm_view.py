@@ -1,0 +1,95 @@
+"""Where the robot's own arm is in the front image, from its joint angles alone.
+
+A real robot knows its joint angles and its camera's calibration; together they say which pixels
+its arm can cover. The memory's tools use this to tell "the container moved" from "the arm is in
+front of the container" and to name the object under the hand at a grasp, without any simulator
+state: the Franka Panda's kinematic parameters are public robot facts, and the camera matrix was
+measured once, like any camera-to-base calibration.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["FRONT_CAMERA", "arm_covers", "arm_skeleton", "hand_points", "panda_frames", "panda_tcp", "to_pixel"]
+
+# Franka Panda, modified Denavit-Hartenberg parameters (a_{i-1}, d_i, alpha_{i-1}); the flange is
+# 0.107 past joint 7 and the tool-centre point 0.1034 past the flange, along the hand's z axis.
+_PANDA_DH = (
+    (0.0, 0.333, 0.0),
+    (0.0, 0.0, -np.pi / 2),
+    (0.0, 0.316, np.pi / 2),
+    (0.0825, 0.0, np.pi / 2),
+    (-0.0825, 0.384, -np.pi / 2),
+    (0.0, 0.0, np.pi / 2),
+    (0.088, 0.0, np.pi / 2),
+)
+_FLANGE = 0.107
+_TCP_OFFSET = _FLANGE + 0.1034
+
+# The fixed front camera's calibration, in the arm's base frame (metres -> homogeneous pixels): rows
+# ``(col, row, w)``.
+FRONT_CAMERA = np.array([
+    [-74.63557956, 166.89016471, -149.27109944, 128.0],
+    [74.63551988, 0.0, -223.90665911, 21.27117652],
+    [-0.58309047, 0.0, -1.16618046, 1.0],
+])
+
+
+def panda_frames(q) -> list[np.ndarray]:
+    """The 4x4 poses of joints 1-7 in the arm's base frame, from the 7 joint angles."""
+    T = np.eye(4)
+    out = []
+    for (a, d, al), th in zip(_PANDA_DH, np.asarray(q, float)[:7]):
+        ca, sa, ct, st = np.cos(al), np.sin(al), np.cos(th), np.sin(th)
+        T = T @ np.array([[ct, -st, 0, a], [st * ca, ct * ca, -sa, -d * sa], [st * sa, ct * sa, ca, d * ca], [0, 0, 0, 1]])
+        out.append(T)
+    return out
+
+
+def panda_tcp(q) -> np.ndarray:
+    """Tool-centre point in the arm's base frame (x, y, z metres) from the 7 joint angles."""
+    T = panda_frames(q)[-1]
+    return T[:3, 3] + T[:3, 2] * _TCP_OFFSET
+
+
+def to_pixel(p_base) -> tuple[float, float]:
+    """A point in the arm's base frame -> ``(row, col)`` in the front image."""
+    u, v, w = FRONT_CAMERA @ np.append(np.asarray(p_base, float)[:3], 1.0)
+    return float(v / w), float(u / w)
+
+
+def arm_skeleton(q, per_link: int = 6) -> np.ndarray:
+    """Pixels ``(N, 2)`` (row, col) sampled along the arm from the elbow to the fingertips.
+
+    The shoulder links stand behind the workspace and never cover the table in this view, so the
+    chain starts at joint 3; the last segment runs from the wrist through the flange to the
+    tool-centre point.
+    """
+    frames = panda_frames(q)
+    T7 = frames[-1]
+    chain = [f[:3, 3] for f in frames[2:]] + [T7[:3, 3] + T7[:3, 2] * _FLANGE, T7[:3, 3] + T7[:3, 2] * _TCP_OFFSET]
+    pts = []
+    for a, b in zip(chain[:-1], chain[1:]):
+        for s in np.linspace(0.0, 1.0, per_link, endpoint=False):
+            pts.append(to_pixel(a + s * (b - a)))
+    pts.append(to_pixel(chain[-1]))
+    return np.array(pts)
+
+
+def hand_points(q, samples: int = 6) -> np.ndarray:
+    """Pixels ``(N, 2)`` from the flange to the tool-centre point: the hand, and whatever it holds."""
+    T7 = panda_frames(q)[-1]
+    a, b = T7[:3, 3] + T7[:3, 2] * _FLANGE, T7[:3, 3] + T7[:3, 2] * _TCP_OFFSET
+    return np.array([to_pixel(a + s * (b - a)) for s in np.linspace(0.0, 1.0, samples)])
+
+
+def arm_covers(q, yx, link_px: float, hand_px: float) -> bool:
+    """Whether the arm's projection comes within ``link_px`` of ``yx``, or its hand (and anything in
+    its grip, which hangs around the tool-centre point) within ``hand_px``."""
+    if q is None or len(q) < 7:
+        return False
+    yx = np.asarray(yx, float)
+    if np.hypot(*(hand_points(q) - yx).T).min() <= hand_px:
+        return True
+    return bool(np.hypot(*(arm_skeleton(q) - yx).T).min() <= link_px)
