@@ -130,6 +130,8 @@ class DemoHandledTool(Tool):
         # the tool-centre point's first stay at cube height in the video: (lowest z, its pixel)
         self._grasp: tuple[float, tuple[float, float]] | None = None
         self._grasp_done = False
+        self._first_q: np.ndarray | None = None
+        self._arm_moved = False
 
     # ------------------------------------------------------------------ episode
     def reset(self, spec: MemorySpec, store: MemoryStore) -> None:
@@ -206,6 +208,10 @@ class DemoHandledTool(Tool):
         self._still = self._still + 1 if still else 0
         if self._still < self.rest_frames or not any(s.disturbed for s in self.slots):
             return
+        if self._arm_moved and not self._grasp_done:
+            # the joint angles say the arm is at work but no grasp has ended yet: it only passed by
+            # (hiding a cube for a few frames); the handled cube is decided at the first rest after the grasp
+            return
         # the scene is at rest again after the first disturbance (the pick and the put-down): the
         # cube kept away from its place (lifted, carried, set down) the longest is the handled one;
         # a neighbour the arm merely hid on its way is away for a few frames only
@@ -215,6 +221,10 @@ class DemoHandledTool(Tool):
         """Keep the lowest point of the tool-centre point's first stay below ``grasp_z`` (the grasp)."""
         if self._grasp_done or frame.joint_state is None or len(frame.joint_state) < 7:
             return
+        q = np.asarray(frame.joint_state, float)[:7]
+        if self._first_q is None:
+            self._first_q = q
+        self._arm_moved = self._arm_moved or float(np.abs(q - self._first_q).max()) > 1e-3
         tcp = panda_tcp(frame.joint_state)
         z = float(tcp[2])
         if z < self.grasp_z:

@@ -27,9 +27,13 @@ they include the fingers):
 * **Targets** are the purple discs of the first frame plus any disc seen later at one place on
   ``confirm_frames`` frames away from the known ones (the arm at rest may hide one at first), or
   seen around the object when it comes to rest there. They are followed through the whole video
-  (nearest purple blob within ``target_jump`` px, only when the blob is about its full size, i.e.
-  not occluded), so a target that the video moves after its visit (two targets swapping places)
-  is answered where it ends up.
+  (at rest: the nearest whole disc within ``target_jump`` px; moving, faster than ``moving_px`` per
+  frame: the nearest purple blob of at least half its size to where its motion predicts it, within
+  ``target_jump`` px plus ``target_jump_per_frame`` for every frame it went unseen, at most
+  ``target_gate_max``; nearest pairs
+  first, one blob per target), so a target that the video moves after its visit (two targets
+  swapping places, one of them briefly hidden behind the arm or the cube) is answered where it
+  ends up.
 
 The answer becomes ``verified`` at the first live frame (the video is complete) when the
 question has an answer (enough places; a press with a place on the asked side of it); otherwise
@@ -92,6 +96,8 @@ def _point(yx) -> Point:
 class _Target:
     pos: tuple[float, float]
     area: int
+    vel: tuple[float, float] = (0.0, 0.0)  # px per frame, while it moves (a swap)
+    seen: int = 0  # video frame index it was last seen at
 
 
 @dataclass
@@ -111,6 +117,8 @@ class DemoPlacesTool(Tool):
 
     def __init__(self, *, max_jump: float = 30.0, dwell_px: float = 3.0, dwell_frames: int = 10, moved_px: float = 10.0,
                  centre_px: float = 12.0, on_target_px: float = 20.0, min_sides: int = 3, target_jump: float = 8.0,
+                 target_jump_per_frame: float = 3.0, target_gate_max: float = 30.0, predict_frames: int = 10,
+                 moving_px: float = 0.6, still_rad: float = 1e-3,
                  open_width: float = 0.07, button_px: float = 14.0, arm_px: int = 100, press_frames: int = 8, new_target_px: float = 15.0, confirm_frames: int = 3,
                  reground_px: float = 16.0) -> None:
         self.max_jump = max_jump
@@ -121,6 +129,11 @@ class DemoPlacesTool(Tool):
         self.min_sides = min_sides
         self.centre_px = centre_px
         self.target_jump = target_jump
+        self.target_jump_per_frame = target_jump_per_frame
+        self.target_gate_max = target_gate_max
+        self.predict_frames = predict_frames
+        self.moving_px = moving_px
+        self.still_rad = still_rad
         self.button_px = button_px
         self.new_target_px = new_target_px
         self.confirm_frames = confirm_frames
@@ -153,6 +166,7 @@ class DemoPlacesTool(Tool):
         self._rgb: np.ndarray | None = None
         self._new: list[tuple[float, float, int]] = []
         self._video_frames = 0
+        self._last_q: np.ndarray | None = None
         self._done = False
         self._answer: tuple[int, int] | None = None
         self._why = ""
@@ -180,7 +194,10 @@ class DemoPlacesTool(Tool):
             return
         self._video_frames += 1
         self._rgb = frame.rgb
-        self._follow_targets(frame.rgb)
+        q = None if frame.joint_state is None else np.asarray(frame.joint_state, float)[:7]
+        arm_still = q is None or self._last_q is None or float(np.abs(q - self._last_q).max()) < self.still_rad
+        self._last_q = q
+        self._follow_targets(frame.rgb, arm_still)
         blobs = [b for b in find_blobs(frame.rgb, [self.colour], min_area=12) if b.y > 20]
         if self._pos is None:
             blob = blobs[0] if blobs else None
@@ -192,28 +209,55 @@ class DemoPlacesTool(Tool):
             self._dwell(frame.step, gripper_width(frame))
         self._press(frame)
 
-    def _follow_targets(self, rgb: np.ndarray) -> None:
+    def _follow_targets(self, rgb: np.ndarray, arm_still: bool = True) -> None:
         """Targets of the first frame, plus any disc seen later at one place on ``confirm_frames``
-        frames (the arm at rest may hide one at first), each followed while seen whole."""
+        frames (the arm at rest may hide one at first), each followed while seen whole.
+
+        Targets move only while the arm holds still (the video's swaps run during static holds);
+        while it moves, a disc's centroid shifts only because the arm or the cube hides part of it,
+        so no motion is learned then."""
         blobs = target_blobs(rgb)
         self._last_discs = blobs
         if not self.targets:
-            self.targets = [_Target((b.y, b.x), b.area) for b in blobs]
+            self.targets = [_Target((b.y, b.x), b.area, seen=self._video_frames) for b in blobs]
             return
-        for t in self.targets:
-            near = [b for b in blobs if b.distance(t.pos) <= self.target_jump and b.area >= 0.8 * t.area]
-            if near:
-                b = min(near, key=lambda b: b.distance(t.pos))
-                t.pos = (b.y, b.x)
+        now = self._video_frames
+        pairs = []
+        for i, t in enumerate(self.targets):
+            dt = max(1, now - t.seen)
+            if np.hypot(*t.vel) >= self.moving_px:
+                # moving (a swap): look where its motion leads, further the longer it went unseen, and
+                # accept a disc partly hidden (it passes behind the arm or the cube)
+                ahead = min(dt, self.predict_frames)
+                guess = (t.pos[0] + t.vel[0] * ahead, t.pos[1] + t.vel[1] * ahead)
+                gate = min(self.target_jump + self.target_jump_per_frame * (dt - 1), self.target_gate_max)
+                share = 0.5
+            else:  # at rest: only a whole disc at its place (a partly hidden one pulls the centroid)
+                guess, gate, share = t.pos, self.target_jump, 0.8
+            pairs += [(b.distance(guess), i, j) for j, b in enumerate(blobs) if b.area >= share * t.area and b.distance(guess) <= gate]
+        taken_t, taken_b = set(), set()
+        for _, i, j in sorted(pairs):
+            if i in taken_t or j in taken_b:
+                continue
+            taken_t.add(i)
+            taken_b.add(j)
+            t, b = self.targets[i], blobs[j]
+            dt = max(1, now - t.seen)
+            if not arm_still:
+                t.vel = (0.0, 0.0)
+            elif b.area >= 0.8 * t.area:  # motion only from whole discs: a partly hidden one's centroid jitters
+                step = ((b.y - t.pos[0]) / dt, (b.x - t.pos[1]) / dt)
+                t.vel = (0.5 * t.vel[0] + 0.5 * step[0], 0.5 * t.vel[1] + 0.5 * step[1])
+            t.pos, t.seen = (b.y, b.x), now
         full = float(np.median([t.area for t in self.targets]))
-        fresh = [b for b in blobs if b.area >= 0.7 * full
+        fresh = [b for j, b in enumerate(blobs) if j not in taken_b and b.area >= 0.7 * full
                  and all(b.distance(t.pos) > self.new_target_px for t in self.targets)]
         seen = []
         for b in fresh:
             prev = next((c for c in self._new if np.hypot(c[0] - b.y, c[1] - b.x) <= 2.0), None)
             n = prev[2] + 1 if prev else 1
             if n >= self.confirm_frames:
-                self.targets.append(_Target((b.y, b.x), b.area))
+                self.targets.append(_Target((b.y, b.x), b.area, seen=self._video_frames))
                 self._events.append(f"target found at {_point((b.y, b.x))}")
             else:
                 seen.append((b.y, b.x, n))
@@ -236,7 +280,8 @@ class DemoPlacesTool(Tool):
         if not around:
             return None
         b = min(around, key=lambda b: b.distance(p))
-        self.targets.append(_Target((b.y, b.x), max(b.area, int(np.median([t.area for t in self.targets] or [b.area])))))
+        self.targets.append(_Target((b.y, b.x), max(b.area, int(np.median([t.area for t in self.targets] or [b.area]))),
+                                    seen=self._video_frames))
         self._events.append(f"target found under the object at {_point((b.y, b.x))}")
         return len(self.targets) - 1
 
