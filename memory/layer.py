@@ -113,6 +113,9 @@ class MemoryLayer:
         self.tools: tuple[Tool, ...] = tuple(
             t for t in tools if config.tool_groups is None or t.group in config.tool_groups
         )
+        # re-grounding asks the tools that own a record's binding before the generic colour matcher:
+        # an owner knows what its object looks like (one cube of a touching pair, a disc partly hidden)
+        self._reground_order: tuple[Tool, ...] = tuple(sorted(self.tools, key=lambda t: bool(getattr(t, "generic_reground", False))))
         self._specifier: Specifier = config.specifier or InstructionSpecifier()
         self.store = MemoryStore()
         self.spec: MemorySpec | None = None
@@ -214,7 +217,7 @@ class MemoryLayer:
     # ----------------------------------------------------------------- decisions
 
     def _reground(self, entity: EntityRecord, frame: Frame) -> Point | None:
-        for tool in self.tools:
+        for tool in self._reground_order:
             t0 = time.perf_counter()
             point = tool.reground(entity, frame)
             self._tool_time[tool.name]["reground_s"] += time.perf_counter() - t0

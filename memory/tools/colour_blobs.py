@@ -300,6 +300,8 @@ class ColourBlobTool(Tool):
                 accepted=True,
             )
 
+    generic_reground = True  # any coloured entity: asked after the tools that own a binding
+
     def reground(self, entity: EntityRecord, frame: Frame) -> Point | None:
         """Nearest blob of the entity's colour within ``reground_radius`` of its stored position.
 

@@ -19,7 +19,9 @@ the current view cannot tell which one it was. This tool reads the video:
    and projected through the fixed front camera's calibration it lands on that cube's slot. This
    beats the pixel evidence in crowded scenes (fifteen cubes; the arm hides a neighbour for longer
    than the lift shows the handled one) and is used whenever a slot lies within ``grasp_px`` of the
-   first low point; the pixel evidence above is the fallback for joint-less videos.
+   first low point. Where the hand went down a second time is where it set the cube down: the
+   record starts there, not at a blob's centroid (look-alikes touching it render as one blob). The
+   pixel evidence above is the fallback for joint-less videos.
 4. **Following.** From then on the cube is followed frame by frame (nearest blob of its colour
    within ``follow_px``), so a swap that moves it (two cubes exchanging places along two lanes)
    carries the record with it.
@@ -91,7 +93,7 @@ class DemoHandledTool(Tool):
     def __init__(self, *, confirm_frames: int = 3, present_px: float = 4.0, rest_frames: int = 8, follow_px: float = 8.0,
                  window_px: float = 5.0, settle_px: float = 12.0, whole_share: float = 0.75, rise_px: float = 6.0,
                  reground_px: float = 18.0, min_area: int = 20, max_area: int = 900, grasp_z: float = 0.045,
-                 grasp_px: float = 10.0) -> None:
+                 grasp_px: float = 6.0) -> None:
         self.confirm_frames = confirm_frames
         self.present_px = present_px
         self.rest_frames = rest_frames
@@ -130,6 +132,8 @@ class DemoHandledTool(Tool):
         # the tool-centre point's first stay at cube height in the video: (lowest z, its pixel)
         self._grasp: tuple[float, tuple[float, float]] | None = None
         self._grasp_done = False
+        self._release: tuple[float, tuple[float, float]] | None = None
+        self._release_done = False
         self._first_q: np.ndarray | None = None
         self._arm_moved = False
 
@@ -215,11 +219,12 @@ class DemoHandledTool(Tool):
         # the scene is at rest again after the first disturbance (the pick and the put-down): the
         # cube kept away from its place (lifted, carried, set down) the longest is the handled one;
         # a neighbour the arm merely hid on its way is away for a few frames only
-        self._decide_handled(frame.step)
+        self._decide_handled(frame.step, frame.rgb)
 
     def _watch_grasp(self, frame: Frame) -> None:
-        """Keep the lowest point of the tool-centre point's first stay below ``grasp_z`` (the grasp)."""
-        if self._grasp_done or frame.joint_state is None or len(frame.joint_state) < 7:
+        """The tool-centre point's first two stays below ``grasp_z``: the grasp, then the put-down.
+        Each keeps the pixel of its lowest point (the cube's centre under the closing fingers)."""
+        if self._release_done or frame.joint_state is None or len(frame.joint_state) < 7:
             return
         q = np.asarray(frame.joint_state, float)[:7]
         if self._first_q is None:
@@ -227,27 +232,44 @@ class DemoHandledTool(Tool):
         self._arm_moved = self._arm_moved or float(np.abs(q - self._first_q).max()) > 1e-3
         tcp = panda_tcp(frame.joint_state)
         z = float(tcp[2])
-        if z < self.grasp_z:
-            if self._grasp is None or z < self._grasp[0] - 1e-4:
+        low = z < self.grasp_z
+        if not self._grasp_done:
+            if low and (self._grasp is None or z < self._grasp[0] - 1e-4):
                 self._grasp = (z, to_pixel(tcp))
-        elif self._grasp is not None:
-            self._grasp_done = True  # the arm rose again: the grasp is over
+            elif not low and self._grasp is not None:
+                self._grasp_done = True  # the arm rose again: the grasp is over
+        elif low and (self._release is None or z < self._release[0] - 1e-4):
+            self._release = (z, to_pixel(tcp))
+        elif not low and self._release is not None:
+            self._release_done = True
 
-    def _grasped_slot(self) -> int | None:
+    def _grasped_slot(self, radius: float | None = None) -> int | None:
         if self._grasp is None or not self.slots:
             return None
         gy, gx = self._grasp[1]
         d = [np.hypot(s.pos[0] - gy, s.pos[1] - gx) for s in self.slots]
         i = int(np.argmin(d))
-        return i if d[i] <= self.grasp_px else None
+        return i if d[i] <= (self.grasp_px if radius is None else radius) else None
 
-    def _decide_handled(self, step: int) -> None:
-        grasped = self._grasped_slot()
+    def _decide_handled(self, step: int, rgb: np.ndarray | None = None) -> None:
+        if self._grasp is not None:
+            # the joint angles name it: the cube under the grasp, now where the hand set it down
+            # (look-alikes touching it make one blob whose centroid lies between them; the hand's
+            # point does not)
+            at = self._release[1] if self._release is not None else self._grasp[1]
+            slot = self._grasped_slot(radius=2 * self.grasp_px)
+            colour = self.slots[slot].colour if slot is not None else None
+            if colour is None and rgb is not None:
+                near = [b for b in self._blobs(rgb) if b.distance(at) <= self.grasp_px]
+                colour = min(near, key=lambda b: b.distance(at)).colour if near else None
+            if colour is not None:
+                self.handled, self.colour, self.pos = slot, colour, (float(at[0]), float(at[1]))
+                self._phase = "follow"
+                self._events.append(f"{step}: {colour} cube grasped at {tuple(round(v) for v in self._grasp[1])} "
+                                    f"(by grasp); set down at {tuple(round(v) for v in self.pos)}")
+                return
         risen = [i for i, s in enumerate(self.slots) if s.rise >= self.rise_px]
-        evidence = "pixels"
-        if grasped is not None:
-            self.handled, evidence = grasped, "grasp"
-        elif len(risen) == 1:
+        if len(risen) == 1:
             self.handled = risen[0]
         else:
             self.handled = max(risen or range(len(self.slots)), key=lambda i: (self.slots[i].rise, self.slots[i].disturbed))
@@ -255,7 +277,7 @@ class DemoHandledTool(Tool):
         self.colour, self.pos = s.colour, s.track or s.pos
         self._phase = "follow"
         self._events.append(f"{step}: {s.colour} cube from {tuple(round(v) for v in s.pos)} was handled "
-                            f"(by {evidence}; away {s.disturbed} frames); at rest at {tuple(round(v) for v in self.pos)}")
+                            f"(by pixels; away {s.disturbed} frames); at rest at {tuple(round(v) for v in self.pos)}")
 
     def _follow(self, rgb: np.ndarray) -> bool:
         """Mean-shift on the colour mask from the predicted place (last place + last motion), in a
@@ -280,14 +302,15 @@ class DemoHandledTool(Tool):
         if not ok and self._episode and any(sl.disturbed or sl.rise >= self.rise_px for sl in self.slots):
             # the video ended (its hidden arm reset) before the scene was seen at rest: decide from
             # the evidence gathered so far, and find the cube where it rests in the first live view
-            self._decide_handled(frame.step)
+            self._decide_handled(frame.step, frame.rgb)
             self._phase = "live"
             ok = True
         if not ok:
             self._events.append("no answer: the handled cube was not seen lifted and put down")
             return
-        if frame.rgb is not None:  # the whole blob's centroid, not the tracking window's
-            near = [b for b in self._blobs(frame.rgb, [self.colour]) if b.distance(self.pos) <= self.follow_px]
+        if frame.rgb is not None:  # the whole blob's centroid, not the tracking window's (one cube's blob only)
+            near = [b for b in self._blobs(frame.rgb, [self.colour])
+                    if b.distance(self.pos) <= self.follow_px and not self._merged(b)]
             if near:
                 b = min(near, key=lambda b: b.distance(self.pos))
                 self.pos = (b.y, b.x)
@@ -331,14 +354,18 @@ class DemoHandledTool(Tool):
         if not near:
             return
         b = min(near, key=lambda b: b.distance(self.pos))
-        if b.distance(self.pos) <= 1.0:
-            return
+        if b.distance(self.pos) <= 1.0 or self._merged(b):
+            return  # a look-alike touching it pulls the blob's centroid off the cube: keep the place
         self.pos = (b.y, b.x)
         rec = store.get(KEY)
         p = (int(round(b.y)), int(round(b.x)))
         if isinstance(rec, EntityRecord) and rec.position is not None and np.hypot(p[0] - rec.position[0], p[1] - rec.position[1]) > 2:
             self.commit(store, KEY, rec.evolve(position=p), step=frame.step, reason="the cube rests a little further",
                         accepted=True)
+
+    def _merged(self, blob: Blob) -> bool:
+        """Whether ``blob`` is more than one cube (larger than the smallest slot's cube by 40 %)."""
+        return bool(self.slots) and blob.area > 1.4 * min(s.area for s in self.slots)
 
     def reground(self, entity: EntityRecord, frame: Frame) -> Point | None:
         if (not self.active or frame.rgb is None or entity.binding != reference_binding("cube")
@@ -349,7 +376,12 @@ class DemoHandledTool(Tool):
             # the arm or gripper in front of it (reaching for this very cube): the view cannot
             # contradict the record, so its place stands; bare table there would contradict it
             return None if _bare_table(frame.rgb, entity.position) else Point(*entity.position)
-        return min(near, key=lambda b: b.distance(entity.position)).point
+        b = min(near, key=lambda b: b.distance(entity.position))
+        if self._merged(b):
+            # a look-alike touches it (one blob of two cubes, its centroid between them): the
+            # record's own point, followed from the hand, is the better place
+            return Point(*entity.position)
+        return b.point
 
     # ------------------------------------------------------------------ gate
     def gate(self, proposed: str, store: MemoryStore) -> str | None:
@@ -390,6 +422,7 @@ class DemoHandledTool(Tool):
             "slots": [[s.colour, round(s.pos[0], 1), round(s.pos[1], 1)] for s in self.slots][:16],
             "handled": self.handled,
             "grasp_px": None if self._grasp is None else [round(v, 1) for v in self._grasp[1]],
+            "release_px": None if self._release is None else [round(v, 1) for v in self._release[1]],
             "answer": None if self.pos is None else [round(v, 1) for v in self.pos],
             "count": self.count,
             "target": self.target,
