@@ -36,8 +36,9 @@ readable.
 
 The arm's own kinematics decide the plainest occlusion: while the arm moves, a container within
 ``arm_px`` of its projected skeleton (joint angles through forward kinematics and the front camera's
-calibration, :mod:`memory.arm_view`), or within ``hand_px`` of its hand (a container in the grip
-hangs there and looks exactly like its neighbours), holds where it is. A moving arm sweeping over a container is the
+calibration, :mod:`memory.arm_view`), or, while the hand carries something lifted (fingers
+commanded closed, tool-centre point above ``carry_z``), within ``hand_px`` of the hand (a container in
+the grip hangs there and looks exactly like its neighbours), holds where it is. A moving arm sweeping over a container is the
 one motion the pixel cues mistake for the container's own (its gray faces match the container
 palette, and flow and association then agree on the arm); containers the robot carries are covered
 by the lift-off rule, and swaps happen while the arm is still or far away.
@@ -59,7 +60,7 @@ import cv2
 import numpy as np
 from scipy import ndimage
 
-from memory.arm_view import arm_covers
+from memory.arm_view import arm_covers, panda_tcp
 from memory.frames import Frame
 from memory.records import EntityRecord, EntityStatus, Source
 from memory.spec import MemorySpec
@@ -219,7 +220,7 @@ class CoverFollowTool(Tool):
     def __init__(self, source: str = "video", *, ms_radius: float = 9.0, min_pixels: int = 40,
                  jump_base: float = 5.0, jump_per_step: float = 3.0, agree_px: float = 7.0, patience: int = 2,
                  recovery_steps: int = 3, recovery_radius: float = 12.0, feature_radius: float = 10.0,
-                 min_move: float = 1.5, arm_px: float = 16.0, hand_px: float = 36.0, arm_moving_rad: float = 0.002) -> None:
+                 min_move: float = 1.5, arm_px: float = 16.0, hand_px: float = 36.0, carry_z: float = 0.06, arm_moving_rad: float = 0.002) -> None:
         if source not in ("live", "video"):
             raise ValueError(f"source must be 'live' or 'video', got {source!r}")
         self.frame_source = source
@@ -241,6 +242,7 @@ class CoverFollowTool(Tool):
         self.min_move = min_move
         self.arm_px = arm_px
         self.hand_px = hand_px
+        self.carry_z = carry_z
         self.arm_moving_rad = arm_moving_rad
         self.appearance = ContainerAppearance()
         self._tracks: dict[str, CoverTrack] = {}
@@ -253,6 +255,7 @@ class CoverFollowTool(Tool):
         self._prev = None
         self._prev_q: np.ndarray | None = None
         self._arm_q: np.ndarray | None = None
+        self._carrying = False
         self._counts = {"arm_over": 0, "frames": 0, "agree": 0, "disagree": 0, "association_only": 0, "flow_only": 0, "missed": 0,
                         "lost": 0, "reacquired": 0, "occluded": 0, "lifted": 0}
 
@@ -349,6 +352,10 @@ class CoverFollowTool(Tool):
         moving = q is not None and self._prev_q is not None and float(np.abs(q - self._prev_q).max()) > self.arm_moving_rad
         self._arm_q = q if moving else None
         self._prev_q = q
+        # the hand's wider reach counts only while it carries something above the table (fingers
+        # commanded closed, tool-centre point lifted): pressing a button or reaching is just the arm
+        closed = frame.action is not None and len(frame.action) >= 8 and float(frame.action[-1]) < 0
+        self._carrying = bool(moving and closed and float(panda_tcp(q)[2]) > self.carry_z)
         self._counts["frames"] += 1
         flow = flow_cue_for(store)
         for key, track in self._tracks.items():
@@ -388,7 +395,8 @@ class CoverFollowTool(Tool):
     def _update(self, track: CoverTrack, rec: EntityRecord, frame: Frame, g, mask, flow, store: MemoryStore) -> None:
         if self._lifted_off(track, rec, frame, store):
             return
-        if self._arm_q is not None and arm_covers(self._arm_q, track.pos, self.arm_px, self.hand_px):
+        hand_px = self.hand_px if self._carrying else self.arm_px
+        if self._arm_q is not None and arm_covers(self._arm_q, track.pos, self.arm_px, hand_px):
             # the moving arm is in front of it: hold, change nothing (the next clear view resumes)
             self._counts["arm_over"] += 1
             track.step = frame.step
