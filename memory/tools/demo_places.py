@@ -19,8 +19,9 @@ they include the fingers):
   target* when a known disc's centre lies within ``centre_px`` of it, or when purple disc material
   surrounds it (on ``min_sides`` of its four sides) and a disc lies within ``on_target_px``; a dwell
   on bare table (where the video parks the object at the end) or in the air is not a target place.
-* **A press** is the arm at the button (found in the first frame as the largest compact gray blob):
-  at least ``arm_px`` neutral pixels that were not there in the first frame within ``button_px``
+* **A press** is the hand down at the button (found in the first frame as the largest compact gray
+  blob): with joint readings, the tool-centre point (:mod:`memory.arm_view`) below ``press_z`` within
+  ``button_px`` of it for ``press_kin_frames`` frames; without them, at least ``arm_px`` neutral pixels that were not there in the first frame within ``button_px``
   of it, for at least ``press_frames`` frames while the object rests on a target. The arm also passes near the
   button on its way between places; those visits are short, so the longest visit is the press and
   its time is the middle of that visit.
@@ -46,6 +47,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from memory.arm_view import panda_tcp, to_pixel
 from memory.frames import Frame
 from memory.records import EntityRecord, EntityStatus, ProgressRecord, Source
 from memory.spec import EvidenceSource, MemorySpec, ReadKind
@@ -118,7 +120,7 @@ class DemoPlacesTool(Tool):
     def __init__(self, *, max_jump: float = 30.0, dwell_px: float = 3.0, dwell_frames: int = 10, moved_px: float = 10.0,
                  centre_px: float = 12.0, on_target_px: float = 20.0, min_sides: int = 3, target_jump: float = 8.0,
                  target_jump_per_frame: float = 3.0, target_gate_max: float = 30.0, predict_frames: int = 10,
-                 moving_px: float = 0.6, still_rad: float = 1e-3,
+                 moving_px: float = 0.6, still_rad: float = 1e-3, press_z: float = 0.06, press_kin_frames: int = 3,
                  open_width: float = 0.07, button_px: float = 14.0, arm_px: int = 100, press_frames: int = 8, new_target_px: float = 15.0, confirm_frames: int = 3,
                  reground_px: float = 16.0) -> None:
         self.max_jump = max_jump
@@ -134,6 +136,8 @@ class DemoPlacesTool(Tool):
         self.predict_frames = predict_frames
         self.moving_px = moving_px
         self.still_rad = still_rad
+        self.press_z = press_z
+        self.press_kin_frames = press_kin_frames
         self.button_px = button_px
         self.new_target_px = new_target_px
         self.confirm_frames = confirm_frames
@@ -167,6 +171,9 @@ class DemoPlacesTool(Tool):
         self._new: list[tuple[float, float, int]] = []
         self._video_frames = 0
         self._last_q: np.ndarray | None = None
+        self._kin_start: int | None = None
+        self._kin_len = 0
+        self._kin_visits: list[tuple[int, int, int]] = []
         self._done = False
         self._answer: tuple[int, int] | None = None
         self._why = ""
@@ -332,6 +339,19 @@ class DemoPlacesTool(Tool):
             return
         if self._button is None:
             return
+        if frame.joint_state is not None and len(frame.joint_state) >= 7:
+            # the robot's own joint angles: the hand down at the button (tool-centre point within
+            # ``button_px`` of it, below ``press_z``); the arm passes the button only high up
+            tcp = panda_tcp(frame.joint_state)
+            py, px = to_pixel(tcp)
+            down = float(tcp[2]) < self.press_z and np.hypot(py - self._button[0], px - self._button[1]) <= self.button_px
+            if down:
+                self._kin_start = frame.step if self._kin_start is None else self._kin_start
+                self._kin_len += 1
+            else:
+                if self._kin_start is not None and self._kin_len >= self.press_kin_frames:
+                    self._kin_visits.append((self._kin_len, self._kin_start, frame.step))
+                self._kin_start, self._kin_len = None, 0
         y, x = int(round(self._button[0])), int(round(self._button[1]))
         r = int(self.button_px)
         y0, y1, x0, x1 = max(0, y - r), y + r + 1, max(0, x - r), x + r + 1
@@ -358,9 +378,10 @@ class DemoPlacesTool(Tool):
 
     @property
     def presses(self) -> list[int]:
-        if not self._visits:
+        visits = self._kin_visits or self._visits  # the hand's own path first, the pixels otherwise
+        if not visits:
             return []
-        n, a, b = max(self._visits)
+        n, a, b = max(visits)
         return [(a + b) // 2]
 
     # ------------------------------------------------------------------ answer
