@@ -406,3 +406,25 @@ def test_a_visited_target_is_followed_through_the_swap_of_the_video(task, episod
     tool.observe(_live(10**5, obs["front_rgb"]), store)
     rec = store.get(PLACES_KEY)
     assert rec is not None and _near(rec.position, correct, 6), (rec, correct)
+
+
+@pytest.mark.slow
+def test_the_press_is_read_from_the_hand_down_at_the_button():
+    """VideoPlaceButton ep13: the arm covers the button's pixels for only a few frames of its press,
+    too few for the pixel evidence; the hand's own path (down at the button) gives the press, and
+    the place right before it is the answer."""
+    env = make_env("VideoPlaceButton", video_stride=1)
+    obs, info = env.reset(options={"episode": episode_spec("VideoPlaceButton", 13)})
+    t = env.unwrapped
+    correct = t.project(t.pos(t.targets[t.truth()["correct_target"]]))
+    video = info["video"]
+    env.close()
+    tool = DemoPlacesTool()
+    store = MemoryStore()
+    tool.reset(specify(info["goal"]), store)
+    for c, rgb, q in zip(video.clock, video.front, video.joint_state):
+        tool.observe(Frame(step=c, rgb=rgb, joint_state=q, source="video"), store)
+    tool.observe(_live(10**5, obs["front_rgb"]), store)
+    assert len(tool.presses) == 1
+    rec = store.get(PLACES_KEY)
+    assert rec is not None and _near(rec.position, correct, 6), (rec, correct)
