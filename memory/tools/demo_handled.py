@@ -18,8 +18,9 @@ the current view cannot tell which one it was. This tool reads the video:
    which cube was taken: the tool-centre point (forward kinematics) sinks to cube height over it,
    and projected through the fixed front camera's calibration it lands on that cube's slot. This
    beats the pixel evidence in crowded scenes (fifteen cubes; the arm hides a neighbour for longer
-   than the lift shows the handled one) and is used whenever a slot lies within ``grasp_px`` of the
-   first low point. Where the hand went down a second time is where it set the cube down: the
+   than the lift shows the handled one) and is used whenever the colour under the grasp is known (a
+   slot within ``2 * grasp_px`` of the first low point, or a blob within ``grasp_px`` of where the
+   cube now rests). Where the hand went down a second time is where it set the cube down: the
    record starts there, not at a blob's centroid (look-alikes touching it render as one blob). The
    pixel evidence above is the fallback for joint-less videos.
 4. **Following.** From then on the cube is followed frame by frame (nearest blob of its colour
@@ -40,6 +41,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from memory.arm_view import panda_tcp, to_pixel
 from memory.frames import Frame
 from memory.records import EntityRecord, EntityStatus, ProgressRecord, Source
 from memory.spec import EvidenceSource, MemorySpec, ReadKind
@@ -47,7 +49,6 @@ from memory.store import MemoryStore
 from memory.tools.base import Tool
 from memory.tools.colour_blobs import Blob, colour_mask, find_blobs, hsv
 from memory.tools.cover_binding import local_centre
-from memory.arm_view import panda_tcp, to_pixel
 from memory.tools.scene_layout import layout_points
 from memory.vocabulary import COLOUR_WORDS, reference_binding
 from policies.subgoal_grammar import Point, ordinal_word, try_parse
