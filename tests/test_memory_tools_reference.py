@@ -384,12 +384,9 @@ def test_the_grasp_in_the_joint_angles_names_the_handled_cube(repick, repick_arm
     assert _near(slot[1:], repick_arm["starts"][i], 4)
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("task, episode", [("VideoPlaceOrder", 7), ("VideoPlaceButton", 7)])
-def test_a_visited_target_is_followed_through_the_swap_of_the_video(task, episode):
-    """Hard episodes: two targets swap while the arm holds still at home, one of them passing behind
-    the arm. The answer is where the visited target ends up (both failed before targets were
-    followed by their motion)."""
+def _places_after_video(task: str, episode: int):
+    """Reset ``task`` with its whole conditioning video, feed the video (frames and joint angles) and
+    the first live frame to a fresh places tool; returns (tool, store, truth, correct target's pixel)."""
     env = make_env(task, video_stride=1)
     obs, info = env.reset(options={"episode": episode_spec(task, episode)})
     t = env.unwrapped
@@ -397,13 +394,23 @@ def test_a_visited_target_is_followed_through_the_swap_of_the_video(task, episod
     correct = t.project(t.pos(t.targets[truth["correct_target"]]))
     video = info["video"]
     env.close()
-    assert truth["swapped_targets"], "this episode must swap"
     tool = DemoPlacesTool()
     store = MemoryStore()
     tool.reset(specify(info["goal"]), store)
     for c, rgb, q in zip(video.clock, video.front, video.joint_state):
         tool.observe(Frame(step=c, rgb=rgb, joint_state=q, source="video"), store)
     tool.observe(_live(10**5, obs["front_rgb"]), store)
+    return tool, store, truth, correct
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("task, episode", [("VideoPlaceOrder", 7), ("VideoPlaceButton", 7)])
+def test_a_visited_target_is_followed_through_the_swap_of_the_video(task, episode):
+    """Hard episodes: two targets swap while the arm holds still at home, one of them passing behind
+    the arm. The answer is where the visited target ends up (both failed before targets were
+    followed by their motion)."""
+    tool, store, truth, correct = _places_after_video(task, episode)
+    assert truth["swapped_targets"], "this episode must swap"
     rec = store.get(PLACES_KEY)
     assert rec is not None and _near(rec.position, correct, 6), (rec, correct)
 
@@ -413,18 +420,7 @@ def test_the_press_is_read_from_the_hand_down_at_the_button():
     """VideoPlaceButton ep13: the arm covers the button's pixels for only a few frames of its press,
     too few for the pixel evidence; the hand's own path (down at the button) gives the press, and
     the place right before it is the answer."""
-    env = make_env("VideoPlaceButton", video_stride=1)
-    obs, info = env.reset(options={"episode": episode_spec("VideoPlaceButton", 13)})
-    t = env.unwrapped
-    correct = t.project(t.pos(t.targets[t.truth()["correct_target"]]))
-    video = info["video"]
-    env.close()
-    tool = DemoPlacesTool()
-    store = MemoryStore()
-    tool.reset(specify(info["goal"]), store)
-    for c, rgb, q in zip(video.clock, video.front, video.joint_state):
-        tool.observe(Frame(step=c, rgb=rgb, joint_state=q, source="video"), store)
-    tool.observe(_live(10**5, obs["front_rgb"]), store)
+    tool, store, _, correct = _places_after_video("VideoPlaceButton", 13)
     assert len(tool.presses) == 1
     rec = store.get(PLACES_KEY)
     assert rec is not None and _near(rec.position, correct, 6), (rec, correct)
