@@ -19,6 +19,7 @@ between a memory of verified facts and a log of detector output.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from typing import ClassVar
 
 from memory.frames import Frame
@@ -66,6 +67,17 @@ class Tool(ABC):
     def gate(self, proposed: str, store: MemoryStore) -> str | None:
         """Return a rewritten subgoal, or ``None`` to leave ``proposed`` alone (the default)."""
         return None
+
+    def latched(self, key: tuple, decide: Callable[[], str | None]) -> tuple[str | None, bool]:
+        """``decide()`` once per ``key`` (the proposal and the tool state its answer depends on), then
+        the same answer while the key holds, so the executed subgoal does not flicker while the arm
+        moves. Returns ``(answer, fresh)``; the tool resets ``self._latched = None`` per episode."""
+        held = getattr(self, "_latched", None)
+        if held is not None and held[0] == key:
+            return held[1], False
+        out = decide()
+        self._latched = (key, out)
+        return out, True
 
     def diagnostics(self) -> dict:
         """JSON-serialisable counters for logs (empty by default)."""

@@ -128,7 +128,7 @@ class DemoHandledTool(Tool):
         self._away = 0
         self._lifted = False
         self._last_rgb: np.ndarray | None = None
-        self._latched: tuple[str, int, str | None] | None = None
+        self._latched: tuple | None = None
         self._events: list[str] = []
         # the tool-centre point's first stay at cube height in the video: (lowest z, its pixel)
         self._grasp: tuple[float, tuple[float, float]] | None = None
@@ -388,11 +388,7 @@ class DemoHandledTool(Tool):
     def gate(self, proposed: str, store: MemoryStore) -> str | None:
         if not self.active or store.get(KEY) is None:
             return None
-        if self._latched is not None and self._latched[:2] == (proposed, self.count):
-            return self._latched[2]
-        out = self._decide(proposed, store)
-        self._latched = (proposed, self.count, out)
-        return out
+        return self.latched((proposed, self.count), lambda: self._decide(proposed, store))[0]
 
     def _decide(self, proposed: str, store: MemoryStore) -> str | None:
         sg = try_parse(proposed)

@@ -126,7 +126,7 @@ class DepositCounter(Tool):
         self.rejected = 0
         self.taken_back = 0
         self.log: list[tuple[int, str]] = []
-        self._latched: tuple[str, tuple, str | None] | None = None
+        self._latched: tuple | None = None
         self._gate_calls = 0
         self._rewrites = 0
         if self.active:
@@ -284,11 +284,8 @@ class DepositCounter(Tool):
             return None
         self._gate_calls += 1
         state = tuple(sorted(self.deposited.items())) + (self._release is not None,)
-        if self._latched is not None and self._latched[:2] == (proposed, state):
-            return self._latched[2]
-        out = self._decide(proposed, store)
-        self._latched = (proposed, state, out)
-        if out is not None:
+        out, fresh = self.latched((proposed, state), lambda: self._decide(proposed, store))
+        if fresh and out is not None:
             self._rewrites += 1
         return out
 

@@ -296,11 +296,8 @@ class FlashCounter(Tool):
             return None
         self._gate_calls += 1
         key = (proposed, len(self.events), self.pending_site())
-        if self._latched is not None and self._latched[:3] == key:
-            return self._latched[3]
-        out = self._decide(proposed)
-        self._latched = (*key, out)
-        if out is not None:
+        out, fresh = self.latched(key, lambda: self._decide(proposed))
+        if fresh and out is not None:
             self._rewrites += 1
         return out
 

@@ -183,7 +183,7 @@ class MannerReader(Tool):
         self.why = "no demonstration seen"
         self._demo_done = False
         self._live_rgb: np.ndarray | None = None
-        self._latched: tuple[str, str | None] | None = None
+        self._latched: tuple | None = None
         self.rewrites = 0
         self.abstained = 0
 
@@ -292,11 +292,7 @@ class MannerReader(Tool):
     def gate(self, proposed: str, store: MemoryStore) -> str | None:
         if not self.active:
             return None
-        if self._latched is not None and self._latched[0] == proposed:
-            return self._latched[1]
-        out = self._decide(proposed, store)
-        self._latched = (proposed, out)
-        return out
+        return self.latched((proposed,), lambda: self._decide(proposed, store))[0]
 
     def _decide(self, proposed: str, store: MemoryStore) -> str | None:
         got = proposal_manner(proposed)

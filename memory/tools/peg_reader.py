@@ -100,7 +100,7 @@ class PegReader(Tool):
         self.footprint: np.ndarray | None = None
         self.why = "no demonstration seen"
         self._live_rgb: np.ndarray | None = None
-        self._latched: tuple[str, str | None] | None = None
+        self._latched: tuple | None = None
         self.rewrites = 0
         self.abstained = 0
         self.counts: dict = {}
@@ -201,11 +201,7 @@ class PegReader(Tool):
     def gate(self, proposed: str, store: MemoryStore) -> str | None:
         if not self.active:
             return None
-        if self._latched is not None and self._latched[0] == proposed:
-            return self._latched[1]
-        out = self._decide(proposed, store)
-        self._latched = (proposed, out)
-        return out
+        return self.latched((proposed,), lambda: self._decide(proposed, store))[0]
 
     def _decide(self, proposed: str, store: MemoryStore) -> str | None:
         pick, ins = _PICK.match(proposed), _INSERT.match(proposed)

@@ -53,7 +53,7 @@ class RepetitionCounter(Tool):
         self.rejected = 0
         self._last_rgb = None
         self._left_target = True  # the object starts wherever it was put, not on a counted place
-        self._latched: tuple[str, int, str | None] | None = None
+        self._latched: tuple | None = None
         if self.target:
             store.add(KEY, ProgressRecord(name="repetitions", count=0, target=self.target), step=store.last_step or 0,
                       reason=f"goal asks for {self.target} repetitions")
@@ -109,11 +109,7 @@ class RepetitionCounter(Tool):
     def gate(self, proposed: str, store: MemoryStore) -> str | None:
         if not self.target or self.phrase is None:
             return None
-        if self._latched is not None and self._latched[:2] == (proposed, self.count):
-            return self._latched[2]
-        out = self._decide(proposed, store)
-        self._latched = (proposed, self.count, out)
-        return out
+        return self.latched((proposed, self.count), lambda: self._decide(proposed, store))[0]
 
     def _decide(self, proposed: str, store: MemoryStore) -> str | None:
         sg = try_parse(proposed)
