@@ -34,7 +34,7 @@ from memory.tools.base import Tool
 from memory.vocabulary import COLOUR_WORDS, canonical_role, colour_of
 from policies.subgoal_grammar import COORD_MAX, Point
 
-__all__ = ["Blob", "ColourBlobTool", "ColourThresholds", "colour_mask", "find_blobs", "hsv"]
+__all__ = ["Blob", "ColourBlobTool", "ColourThresholds", "colour_mask", "bare_table", "find_blobs", "hsv"]
 
 
 @dataclass(frozen=True)
@@ -80,6 +80,19 @@ def hsv(rgb: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     # float input keeps the 0..255 scale: V is the max channel, S and H are scale-free
     h, s, v = cv2.split(cv2.cvtColor(np.ascontiguousarray(rgb, dtype=np.float32), cv2.COLOR_RGB2HSV))
     return h, s, v
+
+
+def bare_table(rgb: np.ndarray, yx, radius: int = 6, share: float = 0.5) -> bool:
+    """Whether the spot around ``yx`` shows bare table (a warm, saturated wood colour, not a saturated
+    red cube): what the tools use to tell "something stands in front of the remembered place" (the
+    record stands) from "nothing is there" (the view contradicts it)."""
+    y, x = int(yx[0]), int(yx[1])
+    crop = rgb[max(0, y - radius): y + radius + 1, max(0, x - radius): x + radius + 1]
+    if crop.size == 0:
+        return True
+    hue, sat, _ = hsv(crop)
+    wood = (hue >= 8) & (hue < 45) & (sat > 0.3) & (sat < 0.8)
+    return float(wood.mean()) >= share
 
 
 def colour_mask(rgb: np.ndarray, colour: str, thresholds: ColourThresholds | None = None) -> np.ndarray:

@@ -47,7 +47,7 @@ from memory.records import EntityRecord, EntityStatus, ProgressRecord, Source
 from memory.spec import EvidenceSource, MemorySpec, ReadKind
 from memory.store import MemoryStore
 from memory.tools.base import Tool
-from memory.tools.colour_blobs import Blob, colour_mask, find_blobs, hsv
+from memory.tools.colour_blobs import Blob, bare_table, colour_mask, find_blobs
 from memory.tools.cover_binding import local_centre
 from memory.tools.scene_layout import layout_points
 from memory.vocabulary import COLOUR_WORDS, reference_binding
@@ -69,17 +69,6 @@ class _Slot:
     disturbed: int = 0
     rise: float = 0.0  # largest shift of the mean-shift track from the slot
     ms: tuple[float, float] | None = None
-
-
-def _bare_table(rgb: np.ndarray, yx, radius: int = 6, share: float = 0.5) -> bool:
-    """Whether the spot around ``yx`` shows bare table (a warm wood colour, not a saturated cube)."""
-    y, x = int(yx[0]), int(yx[1])
-    crop = rgb[max(0, y - radius): y + radius + 1, max(0, x - radius): x + radius + 1]
-    if crop.size == 0:
-        return True
-    hue, sat, _ = hsv(crop)
-    wood = (hue >= 8) & (hue < 45) & (sat > 0.3) & (sat < 0.8)
-    return float(wood.mean()) >= share
 
 
 class DemoHandledTool(Tool):
@@ -376,7 +365,7 @@ class DemoHandledTool(Tool):
         if not near:
             # the arm or gripper in front of it (reaching for this very cube): the view cannot
             # contradict the record, so its place stands; bare table there would contradict it
-            return None if _bare_table(frame.rgb, entity.position) else Point(*entity.position)
+            return None if bare_table(frame.rgb, entity.position) else Point(*entity.position)
         b = min(near, key=lambda b: b.distance(entity.position))
         if self._merged(b):
             # a look-alike touches it (one blob of two cubes, its centroid between them): the

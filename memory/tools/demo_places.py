@@ -53,7 +53,7 @@ from memory.records import EntityRecord, EntityStatus, ProgressRecord, Source
 from memory.spec import EvidenceSource, MemorySpec, ReadKind
 from memory.store import MemoryStore
 from memory.tools.base import Tool
-from memory.tools.colour_blobs import find_blobs, hsv
+from memory.tools.colour_blobs import bare_table, find_blobs, hsv
 from memory.tools.scene_layout import gray_blobs, purple_blobs
 from memory.vocabulary import colour_of, reference_binding
 from policies.subgoal_grammar import COORD_MAX, Point
@@ -439,22 +439,11 @@ class DemoPlacesTool(Tool):
         if not near:
             # targets do not move by themselves: if something stands in front of the spot (the arm,
             # the carried cube), the record's place stands; bare table there contradicts it
-            return None if self._bare(frame.rgb, entity.position) else Point(*entity.position)
+            return None if bare_table(frame.rgb, entity.position) else Point(*entity.position)
         b = min(near, key=lambda b: b.distance(entity.position))
         full = max((t.area for t in self.targets), default=0)
         # a disc partly hidden (the cube carried over it) pulls its centroid: keep the record's point then
         return b.point if b.area >= 0.8 * full else Point(*entity.position)
-
-    @staticmethod
-    def _bare(rgb: np.ndarray, yx, radius: int = 6, share: float = 0.5) -> bool:
-        """Whether the spot around ``yx`` shows bare table (a warm, saturated wood colour)."""
-        y, x = int(yx[0]), int(yx[1])
-        crop = rgb[max(0, y - radius): y + radius + 1, max(0, x - radius): x + radius + 1]
-        if crop.size == 0:
-            return True
-        hue, sat, _ = hsv(crop)
-        wood = (hue >= 8) & (hue < 45) & (sat > 0.3) & (sat < 0.8)  # not a saturated red cube
-        return float(wood.mean()) >= share
 
     def diagnostics(self) -> dict:
         return {
