@@ -54,7 +54,7 @@ from memory.spec import EvidenceSource, MemorySpec, ReadKind
 from memory.store import MemoryStore
 from memory.tools.base import Tool
 from memory.tools.colour_blobs import bare_table, find_blobs, hsv
-from memory.tools.scene_layout import gray_blobs, purple_blobs
+from memory.tools.scene_layout import disc_pieces, gray_blobs, purple_mask
 from memory.vocabulary import colour_of, reference_binding
 from policies.subgoal_grammar import COORD_MAX, Point
 
@@ -78,8 +78,8 @@ class _Disc:
 
 
 def target_blobs(rgb: np.ndarray, min_area: int = 40) -> list[_Disc]:
-    """Purple target discs in ``rgb`` (the layout tool's ring predicate, rings merged)."""
-    return [_Disc(y, x, a) for y, x, a in purple_blobs(rgb) if a >= min_area]
+    """Purple target discs in ``rgb`` (the layout tool's ring predicate), touching discs apart."""
+    return [_Disc(y, x, a) for y, x, a in disc_pieces(purple_mask(rgb), min_area)]
 
 
 def gripper_width(frame: Frame) -> float | None:
@@ -122,7 +122,7 @@ class DemoPlacesTool(Tool):
                  target_jump_per_frame: float = 3.0, target_gate_max: float = 30.0, predict_frames: int = 10,
                  moving_px: float = 0.6, still_rad: float = 1e-3, press_z: float = 0.06, press_kin_frames: int = 3,
                  open_width: float = 0.07, button_px: float = 14.0, arm_px: int = 100, press_frames: int = 8, new_target_px: float = 15.0, confirm_frames: int = 3,
-                 reground_px: float = 16.0) -> None:
+                 reground_px: float = 16.0, aloft_z: float = 0.12, hand_px: float = 20.0) -> None:
         self.max_jump = max_jump
         self.dwell_px = dwell_px
         self.dwell_frames = dwell_frames
@@ -145,6 +145,8 @@ class DemoPlacesTool(Tool):
         self.open_width = open_width
         self.press_frames = press_frames
         self.reground_px = reground_px
+        self.aloft_z = aloft_z
+        self.hand_px = hand_px
         self.active = False
         self._reset_state()
 
@@ -156,6 +158,7 @@ class DemoPlacesTool(Tool):
         self._anchor_pos: tuple[float, float] | None = None
         self._dwell_start = 0
         self._dwell_len = 0
+        self._dwell_aloft = False
         self._registered: int | None = None
         self._last_dwell: tuple[float, float] | None = None
         self._first_dwell = True
@@ -213,7 +216,7 @@ class DemoPlacesTool(Tool):
             blob = min(near, key=lambda b: b.distance(self._pos)) if near else None
         if blob is not None:
             self._pos = (blob.y, blob.x)
-            self._dwell(frame.step, gripper_width(frame))
+            self._dwell(frame.step, gripper_width(frame), self._held_aloft(q))
         self._press(frame)
 
     def _follow_targets(self, rgb: np.ndarray, arm_still: bool = True) -> None:
@@ -305,10 +308,21 @@ class DemoPlacesTool(Tool):
         hit = purple & (d >= ring[0]) & (d <= ring[1])
         return sum(int((hit & side).sum() >= min_px) for side in (dy < -abs(dx), dy > abs(dx), dx < -abs(dy), dx > abs(dy)))
 
-    def _dwell(self, step: int, width: float | None) -> None:
+    def _held_aloft(self, q: np.ndarray | None) -> bool:
+        """The hand holds the object up: the tool-centre point (from the joint angles) above
+        ``aloft_z`` and projecting within ``hand_px`` of the object. The demonstration pauses with the
+        object lifted above its next place; that stillness is not a place."""
+        if q is None or self._pos is None:
+            return False
+        tcp = panda_tcp(q)
+        py, px = to_pixel(tcp)
+        return float(tcp[2]) > self.aloft_z and np.hypot(py - self._pos[0], px - self._pos[1]) <= self.hand_px
+
+    def _dwell(self, step: int, width: float | None, aloft: bool = False) -> None:
         p = self._pos
         if self._anchor_pos is None or np.hypot(p[0] - self._anchor_pos[0], p[1] - self._anchor_pos[1]) > self.dwell_px:
             self._anchor_pos, self._dwell_start, self._dwell_len = p, step, 1
+            self._dwell_aloft = aloft
             return
         self._dwell_len += 1
         if self._dwell_len < self.dwell_frames or self._registered == self._dwell_start:
@@ -316,6 +330,9 @@ class DemoPlacesTool(Tool):
         if width is not None and width < self.open_width:
             return  # still in the hand (held still in the air, or not let go yet)
         self._registered = self._dwell_start
+        if self._dwell_aloft:
+            self._events.append(f"{self._dwell_start}: held still in the air at {_point(p)}")
+            return
         if self._first_dwell:  # where the object starts: no place
             self._first_dwell = False
             self._last_dwell = p

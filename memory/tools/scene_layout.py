@@ -48,11 +48,50 @@ def gray_blobs(rgb: np.ndarray, top_margin: int = 40) -> list[tuple[float, float
     return _components(mask, 25, 600, top_margin)
 
 
-def purple_blobs(rgb: np.ndarray) -> list[tuple[float, float, int]]:
+def purple_mask(rgb: np.ndarray) -> np.ndarray:
+    """Target-disc material: a saturated purple, small gaps closed."""
     hue, sat, val = hsv(rgb)
     mask = (hue >= 265) & (hue < 300) & (sat >= 0.45) & (val >= 80)
-    mask = ndimage.binary_closing(mask, structure=_EIGHT, iterations=2)
-    return _components(mask, 8, 800, 0)
+    return ndimage.binary_closing(mask, structure=_EIGHT, iterations=2)
+
+
+def purple_blobs(rgb: np.ndarray) -> list[tuple[float, float, int]]:
+    return _components(purple_mask(rgb), 8, 800, 0)
+
+
+def disc_pieces(mask: np.ndarray, min_area: int, solid_px: float = 5.0, reach: float = 1.35,
+                min_share: float = 0.15) -> list[tuple[float, float, int]]:
+    """Components of ``mask`` with touching discs taken apart, as (row, col, area).
+
+    Two targets placed close together touch in the image and label as one component whose centroid
+    lies between them, on neither. The solid part of a component is found from its distance
+    transform: the deepest pixel is a disc's centre and its depth r the disc's radius; the pixels
+    within ``reach`` * r of it are that disc, and what is left over (at least ``min_share`` of the
+    disc) is taken apart the same way. A ring (a disc with an object on it) or a sliver (a disc
+    mostly hidden) is never deeper than ``solid_px`` and stays whole."""
+    labels, n = ndimage.label(mask, structure=_EIGHT)
+    out = []
+    for i in range(1, n + 1):
+        comp = labels == i
+        while comp.sum() >= min_area:
+            depth = ndimage.distance_transform_edt(np.pad(comp, 1))[1:-1, 1:-1]
+            r = float(depth.max())
+            cy, cx = np.unravel_index(int(np.argmax(depth)), depth.shape)
+            ys, xs = np.nonzero(comp)
+            own = np.hypot(ys - cy, xs - cx) <= reach * r
+            rest = comp.copy()
+            rest[ys[own], xs[own]] = False
+            if r < solid_px or rest.sum() < min_share * own.sum():
+                out.append((float(ys.mean()), float(xs.mean()), int(ys.size)))
+                break
+            out.append((float(ys[own].mean()), float(xs[own].mean()), int(own.sum())))
+            # the leftover may be several pieces (a disc between two others): each goes round again
+            rl, rn = ndimage.label(rest, structure=_EIGHT)
+            if rn > 1:
+                for j in range(2, rn + 1):
+                    out += disc_pieces(rl == j, min_area, solid_px, reach, min_share)
+            comp = rl == 1
+    return out
 
 
 class SceneLayoutTool(Tool):
