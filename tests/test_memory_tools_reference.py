@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from scipy import ndimage
 
 from envs import episode_spec, make_env
 from experiments.render_schedule import NO_VIDEO
@@ -27,6 +28,7 @@ from memory.tools.demo_places import KEY as PLACES_KEY
 from memory.tools.demo_places import DemoPlacesTool, target_blobs
 from memory.tools.highlight_marks import HighlightMarkTool
 from memory.tools.registry import TOOL_FACTORIES
+from memory.tools.scene_layout import disc_pieces
 
 OPEN, CLOSED = 1.0, -1.0
 
@@ -313,6 +315,35 @@ def test_target_blobs_find_every_target(places):
     assert len(target_blobs(rgb)) == 4
 
 
+def _disc(mask, cy, cx, r, inner=0.0):
+    yy, xx = np.mgrid[: mask.shape[0], : mask.shape[1]]
+    d = np.hypot((yy - cy) / 0.85, xx - cx)  # seen at an angle: a little flattened
+    mask |= (d <= r) & (d >= inner)
+
+
+def test_touching_discs_are_taken_apart_and_rings_stay_whole():
+    """Two targets placed close label as one purple component; its centroid lies on neither. A disc
+    with an object on it (a ring) is thin everywhere and stays one piece, also next to a whole disc."""
+    two = np.zeros((120, 160), bool)
+    _disc(two, 60, 60, 11)
+    _disc(two, 62, 81, 11)  # 21 px apart: they touch
+    assert ndimage.label(two)[1] == 1
+    pieces = sorted(disc_pieces(two, 40), key=lambda p: p[1])
+    assert len(pieces) == 2, pieces
+    assert _near(pieces[0][:2], (60, 60), 2.0) and _near(pieces[1][:2], (62, 81), 2.0), pieces
+    one = np.zeros((120, 160), bool)
+    _disc(one, 60, 60, 11)
+    (p,) = disc_pieces(one, 40)
+    assert _near(p[:2], (60, 60), 0.5)
+    ring = np.zeros((120, 160), bool)
+    _disc(ring, 60, 60, 11, inner=7)
+    assert len(disc_pieces(ring, 40)) == 1
+    _disc(ring, 62, 83, 11)  # a whole disc touching the ring: the disc and the ring
+    pieces = sorted(disc_pieces(ring, 40), key=lambda p: p[1])
+    assert len(pieces) == 2 and _near(pieces[1][:2], (62, 83), 2.0), pieces
+    assert abs(pieces[0][1] - 60) < 4, pieces
+
+
 # --------------------------------------------------------------------------- whole episodes
 
 
@@ -413,6 +444,17 @@ def test_a_visited_target_is_followed_through_the_swap_of_the_video(task, episod
     assert truth["swapped_targets"], "this episode must swap"
     rec = store.get(PLACES_KEY)
     assert rec is not None and _near(rec.position, correct, 6), (rec, correct)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("episode, why", [(10, "two visited targets touch"), (15, "a pause with the cube held up")])
+def test_the_kth_place_is_not_misread(episode, why):
+    """VideoPlaceOrder 10: two visited targets touch in the image and were read as one disc between
+    them; 15: the arm pauses with the cube held above its next target, a stillness that was read as
+    a place on the disc below. Both answered a wrong target before."""
+    tool, store, truth, correct = _places_after_video("VideoPlaceOrder", episode)
+    rec = store.get(PLACES_KEY)
+    assert rec is not None and _near(rec.position, correct, 6), (why, rec, correct, tool.diagnostics()["events"])
 
 
 @pytest.mark.slow
