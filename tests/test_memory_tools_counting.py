@@ -20,6 +20,7 @@ from memory.store import MemoryStore
 from memory.tools.deposit_counter import DepositCounter, dark_squares
 from memory.tools.flash_counter import FlashCounter, find_flashes
 from memory.tools.pass_timer import PassTimer
+from tests.blind_vs_memory import blind_fails_memory_succeeds
 
 OPEN, CLOSED = 1.0, -1.0
 
@@ -278,18 +279,7 @@ def test_pass_timer_counts_and_times_arrivals():
 @pytest.mark.slow
 @pytest.mark.parametrize("task, episode", [("SwingXtimes", 1), ("BinFill", 0), ("StopCube", 0)])
 def test_memory_turns_a_blind_failure_into_a_success(task, episode):
-    from experiments.config import ExperimentConfig
-    from experiments.episode import run_episode
-    from experiments.records import WorkUnit
-    from experiments.unit import build_parts
-
-    cfg = ExperimentConfig(out="/tmp/robomem_counting_test", wandb="disabled")
-    outcomes = {}
-    for cond in ("no-memory", "memory"):
-        parts = build_parts(WorkUnit(task=task, split="test", episode=episode, condition=cond, seed=7), cfg)
-        outcomes[cond] = run_episode(episode_spec(task, episode), parts)
-    assert outcomes["no-memory"].status != "success"
-    assert outcomes["memory"].status == "success", outcomes["memory"].subgoals
+    outcomes = blind_fails_memory_succeeds(task, episode)
     log = outcomes["memory"].memory["assessment"]["log"]
     last = max(x["step"] for x in log)
     assert all(x["verdict"] == "right" for x in log if x["step"] == last), log  # the final counts are exact

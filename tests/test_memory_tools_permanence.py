@@ -20,6 +20,7 @@ from memory.tools.cover_binding import ContainerAppearance, CoverBindingTool, co
 from memory.tools.cover_tracker import CoverFollowTool, OpticalFlowCue, lk_displacement
 from memory.tools.registry import TOOL_FACTORIES, default_tools
 from memory.vocabulary import cover_binding
+from tests.blind_vs_memory import blind_fails_memory_succeeds
 
 COVER_TOOLS = ("cover_flow", "cover_binding_demo", "cover_follow_demo", "cover_binding_live", "cover_follow_live")
 
@@ -288,18 +289,7 @@ def test_assessment_answers_the_probes_from_the_snapshot(swap):
 @pytest.mark.slow
 @pytest.mark.parametrize("task, episode", [("ButtonUnmaskSwap", 0), ("VideoUnmaskSwap", 1), ("ButtonUnmask", 7)])
 def test_memory_turns_a_blind_failure_into_a_success(task, episode):
-    from experiments.config import ExperimentConfig
-    from experiments.episode import run_episode
-    from experiments.records import WorkUnit
-    from experiments.unit import build_parts
-
-    cfg = ExperimentConfig(out="/tmp/robomem_permanence_test", wandb="disabled")
-    outcomes = {}
-    for cond in ("no-memory", "memory"):
-        parts = build_parts(WorkUnit(task=task, split="test", episode=episode, condition=cond, seed=7), cfg)
-        outcomes[cond] = run_episode(episode_spec(task, episode), parts)
-    assert outcomes["no-memory"].status != "success"
-    assert outcomes["memory"].status == "success", outcomes["memory"].subgoals
+    outcomes = blind_fails_memory_succeeds(task, episode)
     mem = outcomes["memory"].memory
     assert mem["rewrites_right"] >= 1 and mem["abstentions"] == 0
     assert mem["assessment"]["by_kind"]["binding"]["wrong"] == 0

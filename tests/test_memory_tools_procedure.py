@@ -20,6 +20,7 @@ from memory.tools.manner_reader import KEY as MANNER_KEY
 from memory.tools.manner_reader import MannerReader, panda_tcp, proposal_manner
 from memory.tools.peg_reader import BINDING, ENTITY_KEY, TRAJ_KEY, PegReader, to_pixel
 from policies.subgoal_grammar import try_parse
+from tests.blind_vs_memory import blind_fails_memory_succeeds
 
 
 def _demo(info) -> list[Frame]:
@@ -202,18 +203,7 @@ def test_peg_evidence_gate_needs_the_accepted_insertion(insert_peg):
 @pytest.mark.slow
 @pytest.mark.parametrize("task, episode", [("MoveCube", 4), ("InsertPeg", 1)])
 def test_memory_turns_a_blind_failure_into_a_success(task, episode):
-    from experiments.config import ExperimentConfig
-    from experiments.episode import run_episode
-    from experiments.records import WorkUnit
-    from experiments.unit import build_parts
-
-    cfg = ExperimentConfig(out="/tmp/robomem_procedure_test", wandb="disabled")
-    outcomes = {}
-    for cond in ("no-memory", "memory"):
-        parts = build_parts(WorkUnit(task=task, split="test", episode=episode, condition=cond, seed=7), cfg)
-        outcomes[cond] = run_episode(episode_spec(task, episode), parts)
-    assert outcomes["no-memory"].status != "success"
-    assert outcomes["memory"].status == "success", outcomes["memory"].subgoals
+    outcomes = blind_fails_memory_succeeds(task, episode)
     mem = outcomes["memory"].memory
     # every executed subgoal was the oracle's when it started (the audit re-resolves a fixed point at each
     # decision, so a point on a bar that is being lifted can later resolve to its other end)

@@ -29,6 +29,7 @@ from memory.tools.demo_places import DemoPlacesTool, target_blobs
 from memory.tools.highlight_marks import HighlightMarkTool
 from memory.tools.registry import TOOL_FACTORIES
 from memory.tools.scene_layout import disc_pieces
+from tests.blind_vs_memory import blind_fails_memory_succeeds
 
 OPEN, CLOSED = 1.0, -1.0
 
@@ -350,18 +351,7 @@ def test_touching_discs_are_taken_apart_and_rings_stay_whole():
 @pytest.mark.slow
 @pytest.mark.parametrize("task, episode", [("PickHighlight", 0), ("VideoRepick", 7)])
 def test_memory_turns_a_blind_failure_into_a_success(task, episode):
-    from experiments.config import ExperimentConfig
-    from experiments.episode import run_episode
-    from experiments.records import WorkUnit
-    from experiments.unit import build_parts
-
-    cfg = ExperimentConfig(out="/tmp/robomem_reference_test", wandb="disabled")
-    outcomes = {}
-    for cond in ("no-memory", "memory"):
-        parts = build_parts(WorkUnit(task=task, split="test", episode=episode, condition=cond, seed=7), cfg)
-        outcomes[cond] = run_episode(episode_spec(task, episode), parts)
-    assert outcomes["no-memory"].status != "success"
-    assert outcomes["memory"].status == "success", outcomes["memory"].subgoals
+    outcomes = blind_fails_memory_succeeds(task, episode)
     assert outcomes["memory"].memory["rewrites_right"] >= 1 and outcomes["memory"].memory["rewrites_wrong"] == 0
 
 
@@ -444,6 +434,22 @@ def test_a_visited_target_is_followed_through_the_swap_of_the_video(task, episod
     assert truth["swapped_targets"], "this episode must swap"
     rec = store.get(PLACES_KEY)
     assert rec is not None and _near(rec.position, correct, 6), (rec, correct)
+
+
+def test_a_pause_with_the_object_held_up_is_not_a_place():
+    """The demonstration pauses with the cube lifted above its next target: still, but no place. The
+    joint angles tell it: the tool-centre point high and over the object. With the hand low, or high
+    but elsewhere (the object rests while the arm moves on), the stillness may be a place."""
+    from memory.arm_view import panda_tcp, to_pixel
+
+    tool = DemoPlacesTool()
+    over = np.array([0.0, 0.1, 0.15])
+    q_up, q_down, q_away = _reach(over), _reach(over * [1, 1, 0.2]), _reach([0.0, -0.2, 0.15])
+    tool._pos = to_pixel(panda_tcp(q_up))
+    assert tool._held_aloft(q_up)
+    assert not tool._held_aloft(q_down)
+    assert not tool._held_aloft(q_away)
+    assert not tool._held_aloft(None)
 
 
 @pytest.mark.slow

@@ -16,6 +16,7 @@ from memory.frames import Frame
 from memory.spec import ReadKind, specify
 from memory.store import MemoryStore
 from memory.tools.route_reader import KEY, NAME, RouteReader, compass_word, find_cues
+from tests.blind_vs_memory import blind_fails_memory_succeeds
 
 
 def _reader(goal: str, video, live_first) -> tuple[RouteReader, MemoryStore]:
@@ -186,17 +187,6 @@ def test_arc_progress_follows_the_tip(weave):
 @pytest.mark.slow
 @pytest.mark.parametrize("task, episode", [("PatternLock", 2), ("RouteStick", 2)])
 def test_memory_turns_a_blind_failure_into_a_success(task, episode):
-    from experiments.config import ExperimentConfig
-    from experiments.episode import run_episode
-    from experiments.records import WorkUnit
-    from experiments.unit import build_parts
-
-    cfg = ExperimentConfig(out="/tmp/robomem_route_test", wandb="disabled")
-    outcomes = {}
-    for cond in ("no-memory", "memory"):
-        parts = build_parts(WorkUnit(task=task, split="test", episode=episode, condition=cond, seed=7), cfg)
-        outcomes[cond] = run_episode(episode_spec(task, episode), parts)
-    assert outcomes["no-memory"].status != "success"
-    assert outcomes["memory"].status == "success", outcomes["memory"].subgoals
+    outcomes = blind_fails_memory_succeeds(task, episode)
     log = outcomes["memory"].memory["assessment"]["log"]
     assert log and all(x["verdict"] == "right" for x in log), log
