@@ -27,6 +27,7 @@ from typing import Any, Literal
 
 from envs.episodes import ALL_TASKS, SPLITS, SUITES, check_task
 from experiments.conditions import ALL_CONDITIONS, Condition, MemoryFlags, condition_from_name, name_of
+from memory.perception.config import PerceptionConfig
 
 
 class ConfigError(Exception):
@@ -76,6 +77,9 @@ class ExperimentConfig:
     """Seconds to wait for one action chunk before the episode errors."""
     memory: MemoryFlags = MemoryFlags()
     """Ablation switches. Any switch set adds the condition it names (e.g. --memory.no-route adds memory-no-route)."""
+    perception: PerceptionConfig = PerceptionConfig()
+    """Memory tools' perception back-ends: colour blobs and histograms (default), or Grounding DINO /
+    SAM 2 / DINOv2 from local checkpoint directories (e.g. --perception.identity dinov2 --perception.identity-path DIR)."""
     recent_window: int | None = None
     """When set, also run the recent-frame baseline with this many frames (adds condition recent<N>)."""
     horizon: int = 16
@@ -212,6 +216,7 @@ OUTCOME_FIELDS: tuple[str, ...] = (
     "horizon",
     "max_steps",
     "render_stride",
+    "perception",
 )
 """Fields that must match when a run directory is resumed (the rest only select which units run)."""
 

@@ -7,6 +7,7 @@ The table is here, in one place, so a reader can check what ``memory-no-count`` 
 from __future__ import annotations
 
 from memory.layer import MemoryConfig, MemoryLayer
+from memory.perception import PerceptionConfig, build_perception
 from memory.spec import ReadKind
 from memory.tools.registry import default_tools
 
@@ -42,7 +43,8 @@ def memory_config(cond) -> MemoryConfig:
                         agent_decided_access=flags.agent_access)
 
 
-def build_memory(cond) -> MemoryLayer:
-    """A fresh memory layer for one episode of condition ``cond``."""
+def build_memory(cond, perception: PerceptionConfig | None = None) -> MemoryLayer:
+    """A fresh memory layer for one episode of condition ``cond``, its tools on the perception
+    back-ends ``perception`` names (``None``: the colour default; loaded models are cached)."""
     cfg = memory_config(cond)
-    return MemoryLayer(cfg, default_tools())
+    return MemoryLayer(cfg, default_tools(perception=None if perception is None else build_perception(perception)))

@@ -31,6 +31,7 @@ from experiments.results import (
     row_key,
     write_config_json,
 )
+from memory.perception import PerceptionConfig, PerceptionSetupError, build_perception
 
 UNIT_FN_FLAG = "--unit-fn"  # hidden: module:function replacing experiments.unit:run_unit (tests)
 
@@ -63,6 +64,14 @@ def run(cfg: ExperimentConfig, unit_fn: UnitFn | str | None = None, *, argv: lis
         try:
             fn.check()
         except ValueError as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 2
+
+    if cfg.perception != PerceptionConfig():
+        # model back-ends load from local directories: a wrong path fails here, named, not in every episode
+        try:
+            build_perception(cfg.perception)
+        except PerceptionSetupError as e:
             print(f"error: {e}", file=sys.stderr)
             return 2
 

@@ -75,7 +75,7 @@ def build_parts(unit: WorkUnit, cfg, video_path=None) -> EpisodeParts:
     if uses_memory:
         from experiments.memory_factory import build_memory
 
-        memory = build_memory(cond)
+        memory = build_memory(cond, getattr(cfg, "perception", None))
         if cond.flags.uses_true_state:
             from experiments.oracle_ladder import OracleLadder, ladder_rung
 

@@ -52,6 +52,10 @@ class Tool(ABC):
     def reset(self, spec: MemorySpec, store: MemoryStore) -> None:  # noqa: B027 - optional hook
         """Start a new episode: forget per-episode state and remember what ``spec`` asks to monitor."""
 
+    def use_perception(self, perception) -> None:  # noqa: B027 - optional hook
+        """Take the detector and identity back-ends (:class:`memory.perception.Perception`) to use;
+        tools that read only colour predicates of their own ignore it (the default)."""
+
     @abstractmethod
     def observe(self, frame: Frame, store: MemoryStore) -> None:
         """Extract evidence from ``frame`` and commit what the evidence gate accepts."""

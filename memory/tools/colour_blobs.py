@@ -177,6 +177,13 @@ class ColourBlobTool(Tool):
         move_tolerance: smallest move, in pixels, worth an UPDATE.
         reground_radius: how far from the stored position a re-grounding blob may be.
         thresholds: the colour predicate parameters.
+
+    Perception back-ends (:meth:`use_perception`): with the default colour detector the blobs are
+    this module's colour components; with another detector (Grounding DINO, SAM 2 masks) they are
+    its detections of each watched phrase. Either way the record's identity features (colour
+    histogram by default, DINOv2 when configured) are taken when it is first verified, and every
+    re-grounding logs the chosen candidate's similarity to them; with a minimum similarity set, a
+    candidate below it is not taken (the read abstains rather than ground a look-alike).
     """
 
     name = "colour_blobs"
@@ -209,6 +216,14 @@ class ColourBlobTool(Tool):
         self._watch: dict[str, str] = {}
         self._tracks: dict[str, _Track] = {}
         self._frames_seen = 0
+        self.perception = None  # None: the colour default (find_blobs, colour histograms)
+        self._identity = None
+        self._prototype: dict[str, np.ndarray] = {}
+        self._similarities: list[dict] = []
+
+    def use_perception(self, perception) -> None:
+        self.perception = perception
+        self._identity = perception.identity
 
     @staticmethod
     def key(phrase: str) -> str:
@@ -222,6 +237,27 @@ class ColourBlobTool(Tool):
                 self._watch[phrase] = colour
         self._tracks = {phrase: _Track() for phrase in self._watch}
         self._frames_seen = 0
+        self._prototype = {}
+        self._similarities = []
+
+    def _features(self):
+        if self._identity is None:
+            from memory.perception.colour import ColourHistogram
+
+            self._identity = ColourHistogram()
+        return self._identity
+
+    def _detected(self, rgb: np.ndarray, phrase: str, colour: str) -> list[Blob]:
+        """The perception detector's objects for ``phrase``, as blobs (centre, area, box)."""
+        out = []
+        for d in self.perception.detector.detect(rgb, phrase):
+            y, x = d.centre
+            out.append(Blob(colour=colour, y=y, x=x, area=d.area, bbox=d.box))
+        return out
+
+    @property
+    def _colour_default(self) -> bool:
+        return self.perception is None or self.perception.is_default
 
     def blobs(self, rgb: np.ndarray, colours: Iterable[str] | None = None) -> list[Blob]:
         return find_blobs(
@@ -236,6 +272,10 @@ class ColourBlobTool(Tool):
         if frame.rgb is None or not self._watch:
             return
         self._frames_seen += 1
+        if not self._colour_default:
+            for phrase, colour in self._watch.items():
+                self._update(phrase, colour, self._detected(frame.rgb, phrase, colour), frame, store)
+            return
         by_colour: dict[str, list[Blob]] = {}
         for blob in self.blobs(frame.rgb, set(self._watch.values())):
             by_colour.setdefault(blob.colour, []).append(blob)
@@ -303,6 +343,8 @@ class ColourBlobTool(Tool):
         moved = record.position is None or (
             np.hypot(position[0] - record.position[0], position[1] - record.position[1]) > self.move_tolerance
         )
+        if new_status.readable and phrase not in self._prototype:
+            self._prototype[phrase] = self._features().embed(frame.rgb, blob.bbox)  # as first verified
         if new_status is not record.status or (moved and new_status.readable):
             self.commit(
                 store,
@@ -326,13 +368,32 @@ class ColourBlobTool(Tool):
         colour = colour_of(entity.identity.split())
         if colour is None or colour not in self.thresholds.hue_windows:
             return None
-        blobs = self.blobs(frame.rgb, [colour])
+        blobs = self.blobs(frame.rgb, [colour]) if self._colour_default else self._detected(frame.rgb, entity.identity, colour)
         if not blobs:
             return None
         if entity.position is not None:
             near = [b for b in blobs if b.distance(entity.position) <= self.reground_radius]
+            near = self._same_identity(entity, near, frame)
             return min(near, key=lambda b: b.distance(entity.position)).point if near else None
+        blobs = self._same_identity(entity, blobs, frame)
         return blobs[0].point if len(blobs) == 1 else None
 
+    def _same_identity(self, entity: EntityRecord, blobs: list[Blob], frame: Frame) -> list[Blob]:
+        """``blobs`` whose identity features match the object as first verified (all of them when no
+        minimum similarity is set; each similarity is logged either way)."""
+        proto = self._prototype.get(entity.identity)
+        if proto is None or not blobs:
+            return blobs
+        from memory.perception.base import cosine
+
+        sims = [cosine(proto, self._features().embed(frame.rgb, b.bbox)) for b in blobs]
+        floor = None if self.perception is None else self.perception.min_similarity
+        kept = [b for b, s in zip(blobs, sims) if floor is None or s >= floor]
+        self._similarities.append({"step": frame.step, "identity": entity.identity,
+                                   "similarities": [round(s, 3) for s in sims], "kept": len(kept)})
+        return kept
+
     def diagnostics(self) -> dict:
-        return {"frames": self._frames_seen, "watching": dict(self._watch)}
+        return {"frames": self._frames_seen, "watching": dict(self._watch),
+                "detector": "colour" if self._colour_default else self.perception.detector.name,
+                "identity": self._features().name, "reground_identity": self._similarities[-20:]}

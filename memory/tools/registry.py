@@ -135,6 +135,11 @@ TOOL_FACTORIES: dict[str, Callable[[], Tool]] = {
 }
 
 
-def default_tools(exclude: frozenset[str] = frozenset()) -> list[Tool]:
-    """A fresh instance of every registered tool (tools keep per-episode state)."""
-    return [make() for name, make in TOOL_FACTORIES.items() if name not in exclude]
+def default_tools(exclude: frozenset[str] = frozenset(), perception=None) -> list[Tool]:
+    """A fresh instance of every registered tool (tools keep per-episode state), each handed
+    ``perception`` (:class:`memory.perception.Perception`; ``None``: the colour default)."""
+    tools = [make() for name, make in TOOL_FACTORIES.items() if name not in exclude]
+    if perception is not None:
+        for tool in tools:
+            tool.use_perception(perception)
+    return tools
