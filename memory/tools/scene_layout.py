@@ -71,26 +71,37 @@ def disc_pieces(mask: np.ndarray, min_area: int, solid_px: float = 5.0, reach: f
     mostly hidden) is never deeper than ``solid_px`` and stays whole."""
     labels, n = ndimage.label(mask, structure=_EIGHT)
     out = []
-    for i in range(1, n + 1):
-        comp = labels == i
-        while comp.sum() >= min_area:
-            depth = ndimage.distance_transform_edt(np.pad(comp, 1))[1:-1, 1:-1]
-            r = float(depth.max())
-            cy, cx = np.unravel_index(int(np.argmax(depth)), depth.shape)
-            ys, xs = np.nonzero(comp)
-            own = np.hypot(ys - cy, xs - cx) <= reach * r
-            rest = comp.copy()
-            rest[ys[own], xs[own]] = False
-            if r < solid_px or rest.sum() < min_share * own.sum():
-                out.append((float(ys.mean()), float(xs.mean()), int(ys.size)))
-                break
-            out.append((float(ys[own].mean()), float(xs[own].mean()), int(own.sum())))
-            # the leftover may be several pieces (a disc between two others): each goes round again
-            rl, rn = ndimage.label(rest, structure=_EIGHT)
-            if rn > 1:
-                for j in range(2, rn + 1):
-                    out += disc_pieces(rl == j, min_area, solid_px, reach, min_share)
-            comp = rl == 1
+    for i, box in enumerate(ndimage.find_objects(labels), start=1):
+        # each component in its own box, one background pixel round it: the distance transform is
+        # exact there (clamping any outside background pixel into the border only brings it closer)
+        y0, x0 = box[0].start - 1, box[1].start - 1
+        comp = np.pad(labels[box] == i, 1)
+        for y, x, a in _pieces(comp, min_area, solid_px, reach, min_share):
+            out.append((y + y0, x + x0, a))
+    return out
+
+
+def _pieces(comp: np.ndarray, min_area: int, solid_px: float, reach: float, min_share: float) -> list[tuple[float, float, int]]:
+    """:func:`disc_pieces` of one component (and, recursively, of what is left of it)."""
+    out = []
+    while comp.sum() >= min_area:
+        depth = ndimage.distance_transform_edt(np.pad(comp, 1))[1:-1, 1:-1]
+        r = float(depth.max())
+        cy, cx = np.unravel_index(int(np.argmax(depth)), depth.shape)
+        ys, xs = np.nonzero(comp)
+        own = np.hypot(ys - cy, xs - cx) <= reach * r
+        rest = comp.copy()
+        rest[ys[own], xs[own]] = False
+        if r < solid_px or rest.sum() < min_share * own.sum():
+            out.append((float(ys.mean()), float(xs.mean()), int(ys.size)))
+            break
+        out.append((float(ys[own].mean()), float(xs[own].mean()), int(own.sum())))
+        # the leftover may be several pieces (a disc between two others): each goes round again
+        rl, rn = ndimage.label(rest, structure=_EIGHT)
+        if rn > 1:
+            for j in range(2, rn + 1):
+                out += _pieces(rl == j, min_area, solid_px, reach, min_share)
+        comp = rl == 1
     return out
 
 
