@@ -17,7 +17,11 @@ __all__ = ["ColourDetector", "ColourHistogram"]
 
 
 class ColourDetector:
-    """Objects of the phrase's colour word, largest first; none for a phrase without one."""
+    """Objects of the phrase's colour word, largest first; none for a phrase without one.
+
+    The protocol face of the CPU default. The colour tool itself, when this is its detector, reads
+    :func:`find_blobs` directly: it needs the blobs' pixel centroids and areas, which a detection's
+    box only approximates."""
 
     name = "colour"
 

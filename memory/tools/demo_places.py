@@ -54,7 +54,7 @@ from memory.spec import EvidenceSource, MemorySpec, ReadKind
 from memory.store import MemoryStore
 from memory.tools.base import Tool
 from memory.tools.colour_blobs import bare_table, find_blobs, hsv
-from memory.tools.scene_layout import disc_pieces, gray_blobs, purple_mask
+from memory.tools.scene_layout import disc_pieces, gray_blobs, is_purple, purple_mask
 from memory.vocabulary import colour_of, reference_binding
 from policies.subgoal_grammar import COORD_MAX, Point
 
@@ -300,8 +300,7 @@ class DemoPlacesTool(Tool):
         y, x = int(round(p[0])), int(round(p[1]))
         y0, x0 = max(0, y - r), max(0, x - r)
         crop = rgb[y0: y + r + 1, x0: x + r + 1]
-        hue, sat, val = hsv(crop)
-        purple = (hue >= 265) & (hue < 300) & (sat >= 0.45) & (val >= 80)
+        purple = is_purple(*hsv(crop))
         yy, xx = np.mgrid[y0: y0 + crop.shape[0], x0: x0 + crop.shape[1]]
         dy, dx = yy - p[0], xx - p[1]
         d = np.hypot(dy, dx)

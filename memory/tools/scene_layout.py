@@ -48,11 +48,14 @@ def gray_blobs(rgb: np.ndarray, top_margin: int = 40) -> list[tuple[float, float
     return _components(mask, 25, 600, top_margin)
 
 
+def is_purple(hue: np.ndarray, sat: np.ndarray, val: np.ndarray) -> np.ndarray:
+    """The target discs' colour: a saturated purple (per pixel, from :func:`hsv`)."""
+    return (hue >= 265) & (hue < 300) & (sat >= 0.45) & (val >= 80)
+
+
 def purple_mask(rgb: np.ndarray) -> np.ndarray:
-    """Target-disc material: a saturated purple, small gaps closed."""
-    hue, sat, val = hsv(rgb)
-    mask = (hue >= 265) & (hue < 300) & (sat >= 0.45) & (val >= 80)
-    return ndimage.binary_closing(mask, structure=_EIGHT, iterations=2)
+    """Target-disc material: purple pixels, small gaps closed."""
+    return ndimage.binary_closing(is_purple(*hsv(rgb)), structure=_EIGHT, iterations=2)
 
 
 def purple_blobs(rgb: np.ndarray) -> list[tuple[float, float, int]]:
