@@ -15,7 +15,8 @@ they include the fingers):
 * **A place** is a *dwell*: the object's centroid stays within ``dwell_px`` of one point for
   ``dwell_frames`` frames (with the fingers open, when the joint readings give the fingers),
   after having moved more than ``moved_px`` away from the previous dwell (the first dwell, where
-  the object starts, is not a place). It counts as a place *on a
+  the object starts, is not a place; nor is a pause with the object held up: the tool-centre point
+  from the joint angles above ``aloft_z`` and within ``hand_px`` of it). It counts as a place *on a
   target* when a known disc's centre lies within ``centre_px`` of it, or when purple disc material
   surrounds it (on ``min_sides`` of its four sides) and a disc lies within ``on_target_px``; a dwell
   on bare table (where the video parks the object at the end) or in the air is not a target place.
@@ -25,7 +26,7 @@ they include the fingers):
   of it, for at least ``press_frames`` frames while the object rests on a target. The arm also passes near the
   button on its way between places; those visits are short, so the longest visit is the press and
   its time is the middle of that visit.
-* **Targets** are the purple discs of the first frame plus any disc seen later at one place on
+* **Targets** are the purple discs (touching discs taken apart, :func:`disc_pieces`) of the first frame plus any disc seen later at one place on
   ``confirm_frames`` frames away from the known ones (the arm at rest may hide one at first), or
   seen around the object when it comes to rest there. They are followed through the whole video
   (at rest: the nearest whole disc within ``target_jump`` px; moving, faster than ``moving_px`` per
