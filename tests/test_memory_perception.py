@@ -137,8 +137,7 @@ def tiny(tmp_path_factory):
         max_text_len=32, use_timm_backbone=False))
     gd.save_pretrained(root / "gdino")
     words = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", ".", "red", "green", "blue", "cube", "container", "target"]
-    (root / "gdino" / "vocab.txt").write_text("\n".join(words) + "\n")
-    T.BertTokenizerFast(vocab_file=str(root / "gdino" / "vocab.txt")).save_pretrained(root / "gdino")
+    T.BertTokenizerFast(vocab={w: i for i, w in enumerate(words)}).save_pretrained(root / "gdino")
     return root
 
 
@@ -180,6 +179,7 @@ def test_grounding_dino_detects_boxes_in_the_frame_best_first(tiny):
     det = GroundingDinoDetector(tiny / "gdino", input_size=256, box_threshold=0.0, max_detections=5,
                                 segmenter=Sam2Segmenter(tiny / "sam2"))
     assert det.caption("Red Cube") == "red cube ."
+    assert det.tokenizer.convert_ids_to_tokens(det.tokenizer("red cube .")["input_ids"]) == ["[CLS]", "red", "cube", ".", "[SEP]"]
     img = _frame()
     found = det.detect(img, "red cube")
     assert 1 <= len(found) <= 5

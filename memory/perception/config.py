@@ -11,7 +11,8 @@ masks) as the detector and DINOv2 as the identity features, each from a local di
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
 from memory.perception.base import Detector, IdentityFeatures, PerceptionSetupError
@@ -46,9 +47,6 @@ class PerceptionConfig:
         if s is not None and not -1.0 <= s <= 1.0:
             raise ValueError(f"perception.identity_min_similarity {s!r}: a cosine, in [-1, 1]")
 
-    def to_dict(self) -> dict:
-        return asdict(self)
-
 
 @dataclass(frozen=True)
 class Perception:
@@ -62,9 +60,14 @@ class Perception:
 
 
 def build_perception(cfg: PerceptionConfig | None = None) -> Perception:
-    """The back-ends ``cfg`` names, loaded (models are cached per process); raises
-    :class:`PerceptionSetupError` naming what is missing."""
-    cfg = cfg or PerceptionConfig()
+    """The back-ends ``cfg`` names, loaded once per process (the memory layer is rebuilt every
+    episode; the back-ends keep no episode state); raises :class:`PerceptionSetupError` naming what
+    is missing."""
+    return _build(cfg or PerceptionConfig())
+
+
+@lru_cache(maxsize=4)
+def _build(cfg: PerceptionConfig) -> Perception:
     if cfg.detector == "colour":
         if cfg.segmenter_path:
             raise PerceptionSetupError("perception.segmenter_path is given but the colour detector has no boxes to segment")

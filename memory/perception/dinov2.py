@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from memory.perception.hf_loading import load_model, local_dir, to_pixels
+from memory.perception.hf_loading import IMAGENET_MEAN, load_model, local_dir, to_pixels
 
 __all__ = ["DinoV2Features"]
 
@@ -36,7 +36,7 @@ class DinoV2Features:
         crop = np.array(rgb[y0: y1 + 1, x0: x1 + 1])
         if mask is not None:  # the object alone: everything else the mean colour (zero after normalising)
             keep = mask[y0: y1 + 1, x0: x1 + 1]
-            crop[~keep] = (np.array((0.485, 0.456, 0.406)) * 255).astype(np.uint8)
+            crop[~keep] = (np.array(IMAGENET_MEAN) * 255).astype(np.uint8)
         with torch.no_grad():
             out = self.model(pixel_values=to_pixels(crop, (self.input_size, self.input_size), self.device))
         v = out.pooler_output[0].detach().cpu().numpy().astype(np.float64)

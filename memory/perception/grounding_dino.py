@@ -53,16 +53,18 @@ class GroundingDinoDetector:
 
         h, w = rgb.shape[:2]
         enc = self.tokenizer([self.caption(phrase)], return_tensors="pt")
+        # the phrase's tokens only: not [CLS], [SEP] or the closing period
+        special = {self.tokenizer.cls_token_id, self.tokenizer.sep_token_id, self.tokenizer.pad_token_id}
+        period = self.tokenizer.convert_tokens_to_ids(".")
+        if period != self.tokenizer.unk_token_id:  # a vocabulary without "." must not drop the unknown words
+            special.add(period)
+        tokens = [i for i, t in enumerate(enc["input_ids"][0].tolist()) if t not in special]
+        if not tokens:  # an empty phrase names nothing
+            return []
         enc = {k: v.to(self.device) for k, v in enc.items()}
         with torch.no_grad():
             out = self.model(pixel_values=to_pixels(rgb, (self.input_size, self.input_size), self.device), **enc)
-        # the phrase's tokens only: not [CLS], [SEP] or the closing period
-        ids = enc["input_ids"][0].tolist()
-        special = {self.tokenizer.cls_token_id, self.tokenizer.sep_token_id, self.tokenizer.pad_token_id,
-                   self.tokenizer.convert_tokens_to_ids(".")}
-        tokens = [i for i, t in enumerate(ids) if t not in special]
-        probs = out.logits[0].sigmoid()[:, tokens] if tokens else out.logits[0].sigmoid()[:, :0]
-        scores = probs.max(dim=1).values.cpu().numpy() if tokens else np.zeros(out.logits.shape[1])
+        scores = out.logits[0].sigmoid()[:, tokens].max(dim=1).values.cpu().numpy()
         boxes = out.pred_boxes[0].cpu().numpy()  # (cx, cy, w, h), 0..1
         found: list[Detection] = []
         for q in np.argsort(-scores):
