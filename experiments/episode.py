@@ -15,7 +15,7 @@ import traceback
 from dataclasses import dataclass, field
 from typing import Any
 
-from envs.episodes import EpisodeSpec
+from envs.episodes import EpisodeSpec, base_seed
 from experiments.assessment import Assessment
 from experiments.records import EpisodeResult
 from policies.base import PolicyError
@@ -30,6 +30,9 @@ class EpisodeParts:
     memory: Any | None = None
     condition: str = "oracle"
     seed: int = 0
+    streams: dict[str, int] = field(default_factory=dict)
+    """The episode's random streams; the composer draws from ``streams["composer"]``."""
+    policy: Any | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -53,8 +56,10 @@ def run_episode(spec: EpisodeSpec, parts: EpisodeParts, max_decisions: int = 10_
     assessment = Assessment()
     try:
         obs, info = env.reset(options={"episode": spec})
+        spec = info.get("episode") or spec  # reset may have moved past an unusable scene
         video = info.get("video")
-        composer.reset(info["goal"], parts.seed, [] if video is None else list(video.front))
+        composer_seed = parts.streams.get("composer", parts.seed)
+        composer.reset(info["goal"], composer_seed, [] if video is None else list(video.front))
         resolver = ScriptedPolicy(low)
         done = False
         while not done and len(subgoals) < max_decisions:
@@ -99,5 +104,7 @@ def run_episode(spec: EpisodeSpec, parts: EpisodeParts, max_decisions: int = 10_
         task=spec.task, split=spec.split, episode=spec.episode_idx, env_seed=spec.env_seed, seed=parts.seed,
         condition=parts.condition, difficulty=spec.difficulty, status=status, success=status == "success",
         steps=steps, error=error, wall_s=time.perf_counter() - t0, timings=timings, subgoals=subgoals,
-        n_subgoals=len(subgoals), memory=memory_diag or {"audit": audit},
+        n_subgoals=len(subgoals), memory=memory_diag or {"audit": audit}, streams=dict(parts.streams),
+        retry_offset=spec.env_seed - base_seed(spec.task, spec.split, spec.episode_idx),
+        policy_noise=list(getattr(parts.policy, "noise_events", None) or []),
     )

@@ -47,6 +47,12 @@ class EpisodeResult:
     subgoals: list[dict[str, Any]] = field(default_factory=list)
     n_subgoals: int = 0
     memory: dict[str, Any] = field(default_factory=dict)
+    streams: dict[str, int] = field(default_factory=dict)
+    """The episode's random streams (``experiments/streams.py``): ``{"composer": ..., "policy": ...}``."""
+    retry_offset: int = 0
+    """Offset of ``env_seed`` from the episode's base seed (the manifest's, or one ``reset`` moved to)."""
+    policy_noise: list[dict[str, Any]] = field(default_factory=list)
+    """The scripted policy's injected failures in this episode (which pick, which kind)."""
 
     @property
     def key(self) -> tuple[str, str, int, str, int]:

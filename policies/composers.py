@@ -8,8 +8,9 @@ It takes the oracle's subgoal and, where the task declares a history-dependent s
 (``task.history_slot()``: which container, which cube, which target, repeat or stop, which
 direction...), replaces it with a uniform draw among the alternatives the current view offers,
 with probability ``p``. The draw is made when the oracle subgoal changes and held while it stays
-the same (a real predictor would keep proposing the same thing from the same view), and the
-random stream is seeded per episode, so the baseline is deterministic.
+the same (a real predictor would keep proposing the same thing from the same view). The draws come
+from the episode's composer stream, derived from (run seed, task, split, episode), so the baseline is
+deterministic, every episode draws afresh, and ``memory`` sees exactly the proposals ``no-memory`` makes.
 
 The VLM composer (a real vision-language model) lives in ``policies/vlm.py``.
 """
@@ -44,7 +45,9 @@ class HistoryBlindComposer(Composer):
         self.draws: list[dict] = []
 
     def reset(self, goal: str, seed: int, demo_frames) -> None:
-        self.rng = np.random.default_rng([seed, 0x5EED])
+        # ``seed`` is the episode's composer stream (experiments/streams.py): different in every
+        # episode, the same for every condition that shares this composer
+        self.rng = np.random.default_rng(seed)
         self._key, self._held, self.draws = None, None, []
 
     def propose(self, obs: dict, info: dict) -> str | None:

@@ -9,8 +9,8 @@ therefore produces a wrong action. A subgoal without a point acts on the candida
 
 The plan is cached while the subgoal stays the same: the same text, or a text that resolves to
 the same option on the same object (a re-grounded point a few pixels away). ``noise`` injects the benchmark's kind of
-execution failure (a grasp from too high, an offset grasp), seeded per episode by the run seed,
-so policy seeds mean something on the CPU default.
+execution failure (a grasp from too high, an offset grasp, then a recovery; ``policies/noise.py``),
+drawn from the episode's policy stream, so policy seeds mean something on the CPU default.
 """
 
 from __future__ import annotations
@@ -22,15 +22,9 @@ import numpy as np
 
 from envs.core import solvers as S
 from policies.base import Policy
+from policies.noise import ScriptedNoise
 
-
-@dataclass(frozen=True)
-class ScriptedNoise:
-    """Probability of one failed grasp attempt per pick, and its size."""
-
-    p_fail_grasp: float = 0.0
-    high_dz: float = 0.03
-    offset_xy: float = 0.03
+__all__ = ["ScriptedNoise", "ScriptedPolicy", "failed_grasp_attempt"]
 
 
 _POINT = re.compile(r"<\s*(-?\d+)\s*,\s*(-?\d+)\s*>")
@@ -47,6 +41,7 @@ class ScriptedPolicy(Policy):
         self._ex: S.Executor | None = None
         self.rng = np.random.default_rng(0)
         self.resolutions: list[dict] = []
+        self.noise_events: list[dict] = []
 
     @property
     def task(self):
@@ -56,6 +51,7 @@ class ScriptedPolicy(Policy):
         self._text, self._motion, self._ex, self._key = None, None, None, None
         self.rng = np.random.default_rng(seed)
         self.resolutions = []
+        self.noise_events = []
 
     # ------------------------------------------------------------------ subgoal -> motion
     def resolve(self, text: str):
@@ -88,10 +84,14 @@ class ScriptedPolicy(Policy):
         if resolved is None or resolved[1] is None and resolved[0] not in ("wait",):
             return iter(())
         option, target = resolved
-        params = {}
-        if option == "pick" and self.noise.p_fail_grasp > 0 and self.rng.random() < self.noise.p_fail_grasp:
-            params["failed_grasp"] = "z" if self.rng.random() < 0.5 else "xy"
-        return self._ex.guarded(t.motion(option, target, self._ex, params), text)
+        ex = self._ex
+        if option == "pick" and self.noise.active and self.rng.random() < self.noise.p_fail_grasp:
+            kind = "high" if self.rng.random() < 0.5 else "offset"
+            angle = float(self.rng.uniform(0.0, 2.0 * np.pi))
+            self.noise_events.append({"subgoal": text, "failed_grasp": kind})
+            failed = failed_grasp_attempt(ex, t.pos_of(target), kind, angle, self.noise)
+            return ex.guarded(_chain(failed, lambda: t.motion(option, target, ex, {})), text)
+        return ex.guarded(t.motion(option, target, ex, {}), text)
 
     def infer(self, obs: dict) -> np.ndarray:
         text = obs["subgoal"]
@@ -117,3 +117,27 @@ class ScriptedPolicy(Policy):
     @property
     def failures(self) -> list[str]:
         return [] if self._ex is None else list(self._ex.failures)
+
+
+def _chain(first, then):
+    """Run ``first``, then the motion ``then()`` builds once ``first`` has ended: the recovery is
+    planned from where the failed attempt left the arm and the object."""
+    yield from first
+    yield from then()
+
+
+def failed_grasp_attempt(ex: S.Executor, xyz, kind: str, angle: float, noise: ScriptedNoise):
+    """One failed grasp at the object ``xyz``: close ``noise.high_dz`` too high, or ``noise.offset_xy``
+    beside it along ``angle``; then lift and open again, ready for the real attempt."""
+    x, y, z = (float(v) for v in np.asarray(xyz)[:3])
+    if kind == "offset":
+        x, y = x + noise.offset_xy * np.cos(angle), y + noise.offset_xy * np.sin(angle)
+    grasp_z = z + (noise.high_dz if kind == "high" else 0.0)
+    yaw = ex.tcp_yaw()
+    if ex.gripper != S.OPEN:
+        yield from ex.set_gripper(S.OPEN, 6)
+    yield from ex.move_to(S.down_pose([x, y, z + 0.08], yaw))
+    yield from ex.move_to(S.down_pose([x, y, grasp_z], yaw))
+    yield from ex.set_gripper(S.CLOSED, 10)
+    yield from ex.move_to(S.down_pose([x, y, z + 0.10], yaw))
+    yield from ex.set_gripper(S.OPEN, 6)
