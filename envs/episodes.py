@@ -122,6 +122,14 @@ def retry_offset(task: str, split: str, episode_idx: int) -> int:
     return int(_manifest(split).get(task, {}).get(str(episode_idx), 0))
 
 
+def retry_seeds(spec: EpisodeSpec) -> list[int]:
+    """The seeds ``reset`` may try for ``spec``, in order: its own seed, then the next offsets up to
+    the split's maximum retry (the benchmark's generator re-draws an unusable scene the same way)."""
+    first = base_seed(spec.task, spec.split, spec.episode_idx)
+    last = first + check_split(spec.split).max_retry
+    return list(range(max(spec.env_seed, first), last + 1)) or [spec.env_seed]
+
+
 def episode_spec(task: str, episode_idx: int, split: str = "test") -> EpisodeSpec:
     """The manifest's spec for ``(task, split, episode_idx)``."""
     seed = base_seed(task, split, episode_idx) + retry_offset(task, split, episode_idx)

@@ -24,16 +24,22 @@ class OracleOutcome:
     last_subgoal: str
     fail_reason: str | None
     error: str | None
+    reset_failed: bool = False
+    """True when the scene itself could not be built or demonstrated (no step was played)."""
 
 
-def run_oracle(env, spec: EpisodeSpec, horizon: int = 16, seed: int = 0) -> OracleOutcome:
+def run_oracle(env, spec: EpisodeSpec, horizon: int = 16, seed: int = 0, retry: bool = True) -> OracleOutcome:
+    """Play ``spec`` with oracle subgoals. ``retry=False`` plays exactly ``spec.env_seed`` (the
+    manifest builder's search); otherwise ``reset`` moves past an unusable scene as in a run."""
     from policies.scripted import ScriptedPolicy
 
     t0 = time.perf_counter()
     try:
-        obs, info = env.reset(options={"episode": spec})
+        obs, info = env.reset(options={"episode": spec, "retry": retry})
     except Exception as exc:  # a demonstration that cannot complete is an error of the episode
-        return OracleOutcome(spec, "error", 0, time.perf_counter() - t0, [], "", None, f"{type(exc).__name__}: {exc}")
+        return OracleOutcome(spec, "error", 0, time.perf_counter() - t0, [], "", None, f"{type(exc).__name__}: {exc}",
+                             reset_failed=True)
+    spec = info.get("episode") or spec
     policy = ScriptedPolicy(env, horizon=horizon)
     policy.reset(seed)
     done = False

@@ -20,18 +20,32 @@ semantics:
 from __future__ import annotations
 
 import traceback
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import gymnasium as gym
 import numpy as np
 
 from envs.core.base_task import RoboMMETask
-from envs.core.solvers import Executor
-from envs.episodes import EpisodeSpec
+from envs.core.sampling import SceneSamplingError
+from envs.core.solvers import Executor, PlanningFailed
+from envs.episodes import EpisodeSpec, base_seed, retry_seeds
 
 # steps a demonstration entry may still take to succeed after its solver reported a failure (a cube
 # still settling) before the demonstration is declared broken
 DEMO_FAILURE_GRACE = 50
+
+
+class SceneUnavailable(RuntimeError):
+    """This seed's scene cannot be used: the sampler found no valid layout, or the scripted
+    demonstration could not complete. The benchmark's generator moves on to the next seed."""
+
+
+class DemonstrationFailed(SceneUnavailable):
+    """The conditioning video's scripted demonstration could not complete its subgoal."""
+
+
+class EpisodeUnavailable(RuntimeError):
+    """No seed within the split's retries gives a usable scene: names task, split, episode, reasons."""
 
 
 @dataclass
@@ -113,12 +127,29 @@ class RoboMMEEnv(gym.Wrapper):
             raise TypeError(f"options['episode'] must be an EpisodeSpec, got {type(spec).__name__}")
         if spec is not None and spec.task != self.task.TASK:
             raise ValueError(f"episode for task {spec.task!r} given to a {self.task.TASK} env")
-        self.spec_episode = spec
-        self.env.reset(seed=seed, options=options)
-        self.steps, self.status, self.error = 0, "ongoing", None
-        video = self._play_demonstration()
+        retry = bool(options.pop("retry", True))
+        attempts = retry_seeds(spec) if (spec is not None and retry) else [None]
+        reasons: list[str] = []
+        for attempt_seed in attempts:
+            current = spec if attempt_seed is None else replace(spec, env_seed=attempt_seed)
+            self.spec_episode = current
+            try:
+                self.env.reset(seed=seed, options={**options, "episode": current} if current is not None else options)
+                self.steps, self.status, self.error = 0, "ongoing", None
+                video = self._play_demonstration()
+                break
+            except (SceneUnavailable, SceneSamplingError, PlanningFailed) as exc:
+                if attempt_seed is None:
+                    raise
+                reasons.append(f"seed {attempt_seed}: {exc}")
+        else:
+            raise EpisodeUnavailable(
+                f"{spec.task} {spec.split} episode {spec.episode_idx}: no scene could be sampled and demonstrated "
+                f"at seeds {attempts[0]}..{attempts[-1]} (the split's retries); {'; '.join(reasons)}")
         info = self._info()
         info["video"] = video
+        info["episode"] = self.spec_episode
+        info["retry_offset"] = 0 if spec is None else self.spec_episode.env_seed - base_seed(spec.task, spec.split, spec.episode_idx)
         self._update_status()
         return self._obs(render=True), info
 
@@ -149,7 +180,7 @@ class RoboMMEEnv(gym.Wrapper):
                 self._demo_step(ex.action(), entry, video)
                 steps += 1
             if steps > cap or t.checker.failed:
-                raise RuntimeError(f"{t.TASK}: the demonstration did not complete '{entry.name}' ({ex.failures})")
+                raise DemonstrationFailed(f"{t.TASK}: the demonstration did not complete '{entry.name}' ({ex.failures})")
             entry = t.current_entry
         return video
 
