@@ -178,6 +178,24 @@ def _exception_text(e: BaseException) -> str:
 
 
 # --- executors ----------------------------------------------------------------------------------
+def renderer_threads(workers: int) -> int:
+    """Software-Vulkan (lavapipe) threads per worker: the usable CPUs shared out among the workers.
+
+    lavapipe starts one rasteriser thread per CPU in every process; ``workers`` processes on as many
+    CPUs would otherwise run ``workers x CPUs`` rasteriser threads that pre-empt each other.
+    """
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cpus = os.cpu_count() or 1
+    return max(1, cpus // max(1, workers))
+
+
+def _init_worker(lp_threads: int) -> None:
+    # before the worker creates its first SAPIEN render device; a value the user set is kept
+    os.environ.setdefault("LP_NUM_THREADS", str(lp_threads))
+
+
 class Executor(Protocol):
     def run(self, units: list[WorkUnit], cfg: ExperimentConfig, on_result: OnResult) -> list[EpisodeResult]: ...
 
@@ -215,6 +233,8 @@ class LocalExecutor:
             max_workers=self.workers,
             mp_context=mp.get_context("spawn"),
             max_tasks_per_child=self.max_units_per_worker or None,
+            initializer=_init_worker,
+            initargs=(renderer_threads(self.workers),),
         )
 
     def _run_pool(self, units: list[WorkUnit], cfg: ExperimentConfig, on_result: OnResult) -> list[EpisodeResult]:

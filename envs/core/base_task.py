@@ -23,6 +23,7 @@ from mani_skill.utils import sapien_utils
 from mani_skill.utils.scene_builder.table import TableSceneBuilder
 
 from envs.core.checker import SequentialChecker, SubgoalEntry
+from envs.core.render_lod import DEFAULT_RENDER_LOD, check_render_lod, lod_agent_class
 
 REST_QPOS = np.array([0.0, 0.0, 0.0, -np.pi / 2, 0.0, np.pi / 2, np.pi / 4])
 FRONT_EYE = [0.3, 0.0, 0.4]
@@ -44,7 +45,9 @@ class RoboMMETask(BaseEnv):
     ROBOT: str = "panda_wristcam"
     HAS_VIDEO: bool = False
 
-    def __init__(self, *args, robot_uids: str | None = None, **kwargs):
+    def __init__(self, *args, robot_uids: str | None = None, render_lod: str | None = None, **kwargs):
+        """``render_lod``: ``"simplified"`` (decimated robot visual meshes, the default when rendering
+        on the CPU) or ``"full"`` (the packaged meshes, the default on a GPU); see envs/core/render_lod.py."""
         kwargs.setdefault("obs_mode", "none")
         kwargs.setdefault("control_mode", "pd_joint_pos")
         kwargs.setdefault("sim_backend", "cpu")
@@ -55,6 +58,9 @@ class RoboMMETask(BaseEnv):
         self.clock = 0
         self.checker: SequentialChecker | None = None
         self._latched: dict[int, str] = {}
+        if render_lod is None:
+            render_lod = DEFAULT_RENDER_LOD if str(kwargs["render_backend"]).lower() in ("cpu", "sapien_cpu") else "full"
+        self.render_lod = check_render_lod(render_lod)
         super().__init__(*args, robot_uids=robot_uids or self.ROBOT, **kwargs)
 
     # ------------------------------------------------------------------ task hooks
@@ -123,7 +129,17 @@ class RoboMMETask(BaseEnv):
         return CameraConfig("render_camera", pose=pose, width=512, height=512, fov=np.pi / 2, near=0.01, far=100)
 
     def _load_agent(self, options: dict):
-        super()._load_agent(options, sapien.Pose(p=[-0.615, 0, 0]))
+        uids = self.robot_uids
+        if self.render_lod != "full" and isinstance(uids, str):
+            # the same agent (uid, controllers, sensors, URDF text, collision meshes) loaded from the
+            # cached copy of its asset directory whose visual meshes are decimated
+            from mani_skill.agents.registration import REGISTERED_AGENTS
+
+            self.robot_uids = lod_agent_class(REGISTERED_AGENTS[uids].agent_cls, self.render_lod)
+        try:
+            super()._load_agent(options, sapien.Pose(p=[-0.615, 0, 0]))
+        finally:
+            self.robot_uids = uids
 
     def _load_scene(self, options: dict):
         self.table_scene = TableSceneBuilder(env=self, robot_init_qpos_noise=0.0)
