@@ -4,8 +4,8 @@
 
 In one run:
 
-1. per task scene, full vs simplified meshes (``render_lod``), each level in its own fresh process
-   (a process that has loaded the full meshes renders the simplified scene more slowly): the
+1. per task scene, full vs simplified meshes (``render_lod``), one process per level rendering
+   every task (a process that has loaded the full meshes renders the simplified scene more slowly): the
    median ms of ``render_front()`` over ``--frames`` frames after a warm-up, the scene's visual
    triangles, and the front frames at ``--poses`` arm poses reached by one fixed action sequence
    (the same physics with both levels: the joint states are compared too);
@@ -42,7 +42,12 @@ _NOT_OUTCOME = ("wall", "time", "started", "finished", "pid", "host", "worker", 
 
 
 # --------------------------------------------------------------------------- frame child process
-def frame_child(task: str, lod: str, frames: int, poses: int, out: str) -> None:
+def frame_child(tasks: list[str], lod: str, frames: int, poses: int, out: str) -> None:
+    for task in tasks:
+        _frame_task(task, lod, frames, poses, f"{out}/{task}_{lod}.npz")
+
+
+def _frame_task(task: str, lod: str, frames: int, poses: int, out: str) -> None:
     import envs
     from envs.core.render_lod import visual_triangles
     from envs.episodes import episode_spec
@@ -80,19 +85,61 @@ def frame_child(task: str, lod: str, frames: int, poses: int, out: str) -> None:
         imgs.append(env.render_front()["rgb"])
         qs.append(env.qpos())
     np.savez_compressed(out, imgs=np.stack(imgs), qpos=np.stack(qs), ms=np.array(ts) * 1e3, build_s=build_s,
-                        tris=json.dumps(tris), load=os.getloadavg()[0])
+                        tris=json.dumps(tris), load=os.getloadavg()[0], overhead=json.dumps(overhead(env, frames)))
     env.close()
 
 
-def run_frames(task: str, lod: str, frames: int, poses: int, tmp: Path) -> dict:
-    out = tmp / f"{task}_{lod}.npz"
-    cmd = [sys.executable, str(Path(__file__).resolve()), "--frame-child", task, lod, "--frames", str(frames),
-           "--poses", str(poses), "--child-out", str(out)]
-    p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, stdin=subprocess.DEVNULL, check=False)
+def _median_ms(fn, frames: int) -> float:
+    for _ in range(2):
+        fn()
+    ts = []
+    for _ in range(frames):
+        t = time.perf_counter()
+        fn()
+        ts.append(time.perf_counter() - t)
+    return float(np.median(ts) * 1e3)
+
+
+def overhead(env, frames: int) -> dict:
+    """Where a front frame's time goes: the render pass vs the copy back to numpy, and what the
+    frame costs with parts of the scene hidden (render visibility only; restored afterwards)."""
+    import sapien
+
+    cam = env._sensors["base_camera"]
+    out = {"render_front": _median_ms(env.render_front, frames)}
+    out["take_picture"] = _median_ms(cam.capture, frames)
+    cam.capture()
+    out["copy_to_numpy"] = _median_ms(lambda: cam.get_obs(rgb=True, depth=False, position=False, segmentation=False)["rgb"][0].cpu().numpy(), frames)
+    bodies = {}
+    for ent in env.scene.sub_scenes[0].entities:
+        for c in ent.components:
+            if isinstance(c, sapien.render.RenderBodyComponent):
+                bodies[ent.name] = c
+    robot = {link.name for link in env.agent.robot.get_links()}
+    groups = {"wrist camera model hidden": {"camera_link"}, "robot hidden": robot,
+              "robot, table, ground hidden": robot | {n for n in bodies if "table" in n or "ground" in n}, "everything hidden": set(bodies)}
+    for label, names in groups.items():
+        for n, c in bodies.items():
+            c.visibility = 0.0 if n in names else 1.0
+        out[label] = _median_ms(env.render_front, frames)
+    for c in bodies.values():
+        c.visibility = 1.0
+    out["lp_num_threads"] = os.environ.get("LP_NUM_THREADS", "default")
+    return out
+
+
+def run_frame_child(tasks: list[str], lod: str, frames: int, poses: int, tmp: Path, env_extra: dict | None = None) -> None:
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--frame-child", lod, "--tasks", *tasks, "--frames", str(frames),
+           "--poses", str(poses), "--child-out", str(tmp)]
+    p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, stdin=subprocess.DEVNULL, check=False,
+                       env={**os.environ, **(env_extra or {})})
     if p.returncode != 0:
-        raise RuntimeError(f"frame child {task} {lod} failed:\n{p.stderr[-3000:]}")
-    z = np.load(out)
-    return {"imgs": z["imgs"], "qpos": z["qpos"], "ms": float(np.median(z["ms"])), "build_s": float(z["build_s"]),
+        raise RuntimeError(f"frame child {lod} failed:\n{p.stderr[-3000:]}")
+
+
+def load_frames(task: str, lod: str, tmp: Path) -> dict:
+    z = np.load(tmp / f"{task}_{lod}.npz")
+    return {"imgs": z["imgs"], "qpos": z["qpos"], "ms": float(np.median(z["ms"])), "build_s": float(z["build_s"]), "overhead": json.loads(str(z["overhead"])),
             "tris": sum(json.loads(str(z["tris"])).values()), "load": float(z["load"])}
 
 
@@ -194,11 +241,11 @@ def main() -> int:
     ap.add_argument("--out", default=str(ROOT / "benchmarks" / "render.md"))
     ap.add_argument("--png-dir", default=None, help="where the PNG pairs go (default: beside --out)")
     ap.add_argument("--json", default=None, help="also write the raw numbers here")
-    ap.add_argument("--frame-child", nargs=2, metavar=("TASK", "LOD"), help=argparse.SUPPRESS)
+    ap.add_argument("--frame-child", metavar="LOD", help=argparse.SUPPRESS)
     ap.add_argument("--child-out", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.frame_child:
-        frame_child(args.frame_child[0], args.frame_child[1], args.frames, args.poses, args.child_out)
+        frame_child(args.tasks, args.frame_child, args.frames, args.poses, args.child_out)
         return 0
 
     from envs import ALL_TASKS
@@ -215,8 +262,16 @@ def main() -> int:
 
     # 1-2: frames
     frame_rows, all_full, all_simp, phys = [], [], [], []
+    for lod in ("simplified", "full"):
+        run_frame_child(tasks, lod, args.frames, args.poses, tmp)
+    # software-Vulkan threads: the first task again with one lavapipe thread, both levels
+    lp1 = tmp / "lp1"
+    lp1.mkdir()
+    for lod in ("simplified", "full"):
+        run_frame_child(tasks[:1], lod, args.frames, 2, lp1, {"LP_NUM_THREADS": "1"})
+    lp_rows = {lod: load_frames(tasks[0], lod, lp1) for lod in ("simplified", "full")}
     for task in tasks:
-        res = {lod: run_frames(task, lod, args.frames, args.poses, tmp) for lod in ("simplified", "full")}
+        res = {lod: load_frames(task, lod, tmp) for lod in ("simplified", "full")}
         f, s = res["full"], res["simplified"]
         diff = pixel_diff(f["imgs"], s["imgs"])
         qdiff = float(np.abs(f["qpos"] - s["qpos"]).max())
@@ -238,7 +293,7 @@ def main() -> int:
     # 3: quick preset
     quick = []
     if not args.skip_quick:
-        for lod, workers in (("full", 1), ("simplified", 1), ("simplified", 2)):
+        for lod, workers in (("simplified", 1), ("full", 1), ("simplified", 2)):
             q = run_quick(lod, workers, tmp, args.quick_args)
             quick.append(q)
             print(f"quick {lod} workers={workers}: rc {q['rc']}, {len(q['rows'])} rows, {q['wall']:.0f} s, load {q['load_start']:.2f}->{q['load_end']:.2f}", flush=True)
@@ -259,7 +314,7 @@ def main() -> int:
     ms_f = [r["ms_full"] for r in frame_rows]
     ms_s = [r["ms_simplified"] for r in frame_rows]
     L += ["## 1. ms per 256x256 front frame, full vs simplified meshes", "",
-          f"Median of {args.frames} `render_front()` calls after 3 warm-up frames, each level in a fresh process, the scene of "
+          f"Median of {args.frames} `render_front()` calls after 3 warm-up frames, each level in its own process (never both levels in one process), the scene of "
           "episode 0 of the task's test split right after its reset (no conditioning video). Triangles: visual triangles of the "
           "whole scene.", "",
           "| task | ms full | ms simplified | **full / simplified** | triangles full | triangles simplified | load (1 min) |",
@@ -281,6 +336,17 @@ def main() -> int:
     L += [f"| **all {len(tasks) * args.poses} frames** | {overall['mad']:.3f} | {overall['max']} | **{overall['psnr']:.1f}** | {100 * overall['px_over_32']:.2f} % |", "",
           "PNG pairs (full | simplified | 4x the absolute difference), the pose with the largest difference per task: "
           f"`{png_dir.name}/render_pair_<task>.png`.", ""]
+    ov = {lod: load_frames(tasks[0], lod, tmp)["overhead"] for lod in ("full", "simplified")}
+    L += ["## 2b. Where the rest of a frame goes (" + tasks[0] + ")", "",
+          "Median ms per `render_front()` in the same processes as section 1, parts of the scene hidden by render visibility "
+          "(then shown again); `take_picture`: the render pass alone; `copy to numpy`: reading the finished 256x256 RGB back. "
+          "Shadows are off (ManiSkill's `enable_shadow=False` default: no shadow pass); the shader pack is `minimal`. "
+          "`LP_NUM_THREADS=1`: the same scene in a process with one lavapipe thread instead of one per CPU.", "",
+          "| measurement | full | simplified |", "|---|---|---|"]
+    for k in ("render_front", "take_picture", "copy_to_numpy", "wrist camera model hidden", "robot hidden", "robot, table, ground hidden", "everything hidden"):
+        L.append(f"| {k.replace('_', ' ')} | {ov['full'][k]:.1f} | {ov['simplified'][k]:.1f} |")
+    L += [f"| render front, LP_NUM_THREADS=1 | {lp_rows['full']['ms']:.1f} | {lp_rows['simplified']['ms']:.1f} |", ""]
+    raw["overhead"] = ov | {"lp1": {k: v["ms"] for k, v in lp_rows.items()}}
     if quick:
         L += ["## 3. Quick preset (`--preset quick`: 16 tasks x episode 0 x oracle / no-memory / memory, seed 7)", "",
               "Per arm: the sum of the rows' `wall_s`. Total: the command's wall time (process start, env builds, all episodes).", "",

@@ -38,7 +38,7 @@ DEFAULT_RENDER_LOD = "simplified"
 # Decimation parameters (part of the cache key). A mesh part with more than MIN_FACES triangles is
 # reduced to about FACE_RATIO of its triangles, never below MIN_FACES nor above MAX_FACES; the
 # wrist camera model (425k triangles, a few pixels in the front view) thereby keeps MAX_FACES.
-LOD_PARAMS = {"version": 1, "face_ratio": 0.08, "min_faces": 300, "max_faces": 1500, "agg": 7, "crease_deg": 40.0}
+LOD_PARAMS = {"version": 2, "face_ratio": 0.08, "min_faces": 300, "max_faces": 1500, "agg": 7, "crease_deg": 40.0}
 
 
 def check_render_lod(render_lod: str) -> str:
@@ -103,14 +103,18 @@ def simplify_mesh_file(src: Path) -> bytes:
     suffix = src.suffix.lower()
     if suffix == ".glb":
         scene = trimesh.load(str(src), force="scene", process=False)
-        for name in sorted(scene.geometry):
-            g = scene.geometry[name]
+        # a flat scene with deterministic node names (the loader's own node names carry random
+        # suffixes); each part keeps its world transform and its PBR material
+        flat = trimesh.Scene()
+        placed = sorted((scene.graph[node][1], node) for node in scene.graph.nodes_geometry)
+        for i, (geom_name, node) in enumerate(placed):
+            g = scene.geometry[geom_name]
             out = _decimate(g.vertices, g.faces)
             material = getattr(g.visual, "material", None)
             if material is not None:
                 out.visual = trimesh.visual.TextureVisuals(material=material)
-            scene.geometry[name] = out
-        return scene.export(file_type="glb")
+            flat.add_geometry(out, geom_name=f"part{i}", node_name=f"node{i}", transform=scene.graph[node][0])
+        return flat.export(file_type="glb")
     if suffix == ".stl":
         mesh = trimesh.load(str(src), force="mesh", process=False)
         out = _decimate(mesh.vertices, mesh.faces)
