@@ -13,7 +13,9 @@ it (the expanded task list, the episode indices, the conditions) is a property.
 Presets (``--preset``) set the scope of a run; any flag given with them overrides them:
 
 - ``quick``: every task, episode 0, conditions oracle / no-memory / memory, seed 7.
-- ``paper``: the 16 tasks, episodes 0:50, seeds 7 11 23, every named condition.
+- ``paper``: the 16 tasks, episodes 0:50, seeds 7 11 23, every named condition that runs on the
+  CPU default (:data:`PAPER_CONDITIONS`: all but ``memory-single-vote``), the scripted
+  policy's execution noise on (:data:`policies.noise.PAPER_NOISE`).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from typing import Any, Literal
 from envs.episodes import ALL_TASKS, SPLITS, SUITES, check_task
 from experiments.conditions import ALL_CONDITIONS, Condition, MemoryFlags, condition_from_name, name_of
 from memory.perception.config import PerceptionConfig
+from policies.noise import PAPER_NOISE, ScriptedNoise
 
 
 class ConfigError(Exception):
@@ -65,6 +68,10 @@ class ExperimentConfig:
     """VLM composer: model name or local path."""
     policy: Literal["scripted", "openpi", "lerobot"] = "scripted"
     """Low-level policy: scripted solver (CPU default), openpi websocket server, or LeRobot in-process."""
+    policy_noise: ScriptedNoise = ScriptedNoise()
+    """Scripted policy's execution noise: a failed first grasp attempt (too high or beside the object,
+    then a recovery) on a fraction of picks, drawn from the episode's policy stream; the `paper`
+    preset sets --policy-noise.p-fail-grasp 0.15 so that policy seeds differ as they do for π0.5."""
     lerobot_path: str | None = None
     """LeRobot policy: local directory of a PI05 checkpoint (LeRobot needs Python >= 3.12; see README)."""
     openpi_host: str = "localhost"
@@ -75,6 +82,13 @@ class ExperimentConfig:
     """Seconds to wait for the openpi server to accept a connection before the episode errors."""
     openpi_recv_timeout_s: float = 60.0
     """Seconds to wait for one action chunk before the episode errors."""
+    specifier: Literal["instruction", "llm"] = "instruction"
+    """Memory specification C(goal): the deterministic instruction parser (default), or an LLM voting
+    over re-wrapped prompts (needs --specifier-endpoint; required by memory-single-vote)."""
+    specifier_endpoint: str | None = None
+    """LLM specifier: OpenAI-compatible base URL (e.g. http://localhost:8000/v1)."""
+    specifier_model: str = "default"
+    """LLM specifier: model name the endpoint serves."""
     memory: MemoryFlags = MemoryFlags()
     """Ablation switches. Any switch set adds the condition it names (e.g. --memory.no-route adds memory-no-route)."""
     perception: PerceptionConfig = PerceptionConfig()
@@ -89,6 +103,9 @@ class ExperimentConfig:
     render_stride: int = 4
     """Render the front camera every k-th env step for the memory's tools (memory and recent-N
     conditions only; the others render only what their composer and policy need)."""
+    render_lod: Literal["simplified", "full"] = "simplified"
+    """Render level of detail: `simplified` (decimated robot visual meshes, ~4x cheaper CPU frames,
+    same physics) or `full` (the packaged meshes, for policies trained on the benchmark's images)."""
 
     # --- where and how it runs ------------------------------------------------------------------
     out: Path = Path("runs/default")
@@ -144,6 +161,15 @@ class ExperimentConfig:
             raise ConfigError(str(e)) from None
         if not self.condition_names:
             raise ConfigError("no conditions given (e.g. --conditions no-memory memory)")
+        if self.specifier == "llm" and not self.specifier_endpoint:
+            raise ConfigError("--specifier llm needs --specifier-endpoint (an OpenAI-compatible URL)")
+        for name in self.condition_names:
+            c = condition_from_name(name)
+            if c.memory and c.flags.single_vote and self.specifier != "llm":
+                raise ConfigError(
+                    f"condition {name!r}: the single-vote ablation needs the LLM specifier (--specifier llm "
+                    "--specifier-endpoint URL); the instruction parser takes no votes, so it would run exactly "
+                    "the full memory under another name")
         _check_range("history-blind-p", self.history_blind_p, 0.0, 1.0)
         for name in ("horizon", "max_steps", "render_stride", "workers"):
             if getattr(self, name) < 1:
@@ -211,17 +237,27 @@ OUTCOME_FIELDS: tuple[str, ...] = (
     "vlm_endpoint",
     "vlm_model",
     "policy",
+    "policy_noise",
     "openpi_host",
     "openpi_port",
     "horizon",
     "max_steps",
     "render_stride",
+    "render_lod",
     "perception",
+    "specifier",
+    "specifier_endpoint",
+    "specifier_model",
 )
 """Fields that must match when a run directory is resumed (the rest only select which units run)."""
 
 
 # --- presets -----------------------------------------------------------------------------------
+PAPER_CONDITIONS: tuple[str, ...] = tuple(c for c in ALL_CONDITIONS if c != "memory-single-vote")
+"""Every named condition but ``memory-single-vote``, which needs the LLM specifier (add it with
+``--specifier llm --specifier-endpoint URL --conditions ... memory-single-vote``)."""
+
+
 PRESETS: dict[str, dict[str, Any]] = {
     "quick": dict(
         tasks=("all",),
@@ -234,7 +270,8 @@ PRESETS: dict[str, dict[str, Any]] = {
         tasks=("all",),
         episodes=("0:50",),
         seeds=(7, 11, 23),
-        conditions=ALL_CONDITIONS,
+        conditions=PAPER_CONDITIONS,
+        policy_noise=PAPER_NOISE,
         out=Path("runs/paper"),
     ),
 }

@@ -27,8 +27,45 @@ ABLATION_EFFECTS: dict[str, tuple[frozenset[str], frozenset[ReadKind]]] = {
 }
 
 
-def memory_config(cond) -> MemoryConfig:
+class ConditionRefused(ValueError):
+    """A condition that cannot mean anything under this run's settings (the message says why)."""
+
+
+def specifier_for(cond, specifier: str = "instruction", endpoint: str | None = None, model: str = "default"):
+    """``(specifier, votes)`` for a condition: ``(None, 0)`` is the deterministic instruction parser.
+
+    ``single_vote`` is an ablation of the LLM specifier's voting; the instruction parser takes no
+    votes, so under it the condition would run the full method under another name: refused.
+    """
+    if specifier == "instruction":
+        if cond.flags.single_vote:
+            raise ConditionRefused(
+                f"{cond.name}: the single-vote ablation needs the LLM specifier (--specifier llm "
+                "--specifier-endpoint URL); the instruction parser takes no votes, so this condition "
+                "would run exactly the full memory")
+        return None, 0
+    if specifier != "llm":
+        raise ConditionRefused(f"unknown specifier {specifier!r} (known: instruction, llm)")
+    if not endpoint:
+        raise ConditionRefused("--specifier llm needs --specifier-endpoint (an OpenAI-compatible URL)")
+    from memory.spec import LLMSpecifier
+    from policies.vlm import OpenAIChatBackend
+
+    backend = OpenAIChatBackend(endpoint, model, max_tokens=256)
+
+    def ask(prompt: str) -> str:
+        return backend.complete([{"role": "user", "content": [{"type": "text", "text": prompt}]}])
+
+    if cond.flags.single_vote:
+        return LLMSpecifier(ask, widths=(None,), min_agree=1), 1
+    return LLMSpecifier(ask), 3
+
+
+def memory_config(cond, specifier: str = "instruction", endpoint: str | None = None, model: str = "default") -> MemoryConfig:
+    """The memory layer's switches for condition ``cond``; raises :class:`ConditionRefused` for a
+    condition that would not differ from ``memory`` under these settings."""
     flags = cond.flags
+    spec_fn, votes = specifier_for(cond, specifier, endpoint, model)
     # the oracle-ladder flags are not the memory's business: experiments/oracle_ladder.py wraps this
     # very layer from outside and overrides its answers with the env's truth
     removed_groups: set[str] = set()
@@ -40,11 +77,33 @@ def memory_config(cond) -> MemoryConfig:
     tools = default_tools()
     groups = frozenset(t.group for t in tools) - removed_groups
     return MemoryConfig(tool_groups=groups, disabled_reads=frozenset(removed_reads),
-                        agent_decided_access=flags.agent_access)
+                        agent_decided_access=flags.agent_access, refine_every_verb=flags.refine_every_verb,
+                        specifier=spec_fn, specifier_votes=votes)
 
 
-def build_memory(cond, perception: PerceptionConfig | None = None) -> MemoryLayer:
+def build_memory(cond, perception: PerceptionConfig | None = None, run_cfg=None) -> MemoryLayer:
     """A fresh memory layer for one episode of condition ``cond``, its tools on the perception
-    back-ends ``perception`` names (``None``: the colour default; loaded models are cached)."""
-    cfg = memory_config(cond)
+    back-ends ``perception`` names (``None``: the colour default; loaded models are cached), its
+    specifier as the run config ``run_cfg`` says (``None``: the instruction parser)."""
+    cfg = memory_config(cond, *_specifier_args(run_cfg))
     return MemoryLayer(cfg, default_tools(perception=None if perception is None else build_perception(perception)))
+
+
+def _specifier_args(run_cfg) -> tuple[str, str | None, str]:
+    if run_cfg is None:
+        return "instruction", None, "default"
+    return run_cfg.specifier, run_cfg.specifier_endpoint, run_cfg.specifier_model
+
+
+def condition_signature(cond, run_cfg=None) -> dict:
+    """Everything a condition changes about an episode, as plain data: the composer, the recent
+    window, the memory layer's config and the oracle-ladder rung that wraps it from outside.
+    Two conditions with the same signature would run the same thing under two names."""
+    sig = {"composer": cond.composer, "memory": cond.memory, "recent_window": cond.recent_window}
+    if cond.memory:
+        sig["memory_config"] = memory_config(cond, *_specifier_args(run_cfg)).to_dict()
+        if cond.flags.uses_true_state:
+            from experiments.oracle_ladder import ladder_rung
+
+            sig["oracle_ladder"] = str(ladder_rung(cond.flags))
+    return sig

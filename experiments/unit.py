@@ -17,18 +17,19 @@ from experiments.conditions import condition_from_name
 from experiments.episode import EpisodeParts, run_episode
 from experiments.records import EpisodeResult, WorkUnit
 from experiments.results import video_path
+from experiments.streams import episode_streams
 
 
 @lru_cache(maxsize=4)
-def _low_env(task: str, max_steps: int, wrist: bool):
-    return make_env(task, max_steps=max_steps, wrist=wrist)
+def _low_env(task: str, max_steps: int, wrist: bool, render_lod: str = "simplified"):
+    return make_env(task, max_steps=max_steps, wrist=wrist, render_lod=render_lod)
 
 
 def build_policy(cfg, low):
     if cfg.policy == "scripted":
         from policies.scripted import ScriptedPolicy
 
-        return ScriptedPolicy(low, horizon=cfg.horizon), False
+        return ScriptedPolicy(low, horizon=cfg.horizon, noise=cfg.policy_noise), False
     if cfg.policy == "openpi":
         from policies.base import ActionHorizon
         from policies.openpi_client import OpenPIPolicy
@@ -67,15 +68,16 @@ def build_parts(unit: WorkUnit, cfg, video_path=None) -> EpisodeParts:
     from wrappers.subgoal_execution import SubgoalExecution
 
     cond = condition_from_name(unit.condition)
-    low = _low_env(unit.task, cfg.max_steps, cfg.policy != "scripted")
+    low = _low_env(unit.task, cfg.max_steps, cfg.policy != "scripted", cfg.render_lod)
     policy, needs_images = build_policy(cfg, low)
-    policy.reset(unit.seed)
+    streams = episode_streams(unit.seed, unit.task, unit.split, unit.episode)
+    policy.reset(streams["policy"])
     uses_memory = cond.memory or cond.recent_window is not None
     memory = None
     if uses_memory:
         from experiments.memory_factory import build_memory
 
-        memory = build_memory(cond, getattr(cfg, "perception", None))
+        memory = build_memory(cond, getattr(cfg, "perception", None), cfg)
         if cond.flags.uses_true_state:
             from experiments.oracle_ladder import OracleLadder, ladder_rung
 
@@ -98,7 +100,8 @@ def build_parts(unit: WorkUnit, cfg, video_path=None) -> EpisodeParts:
 
         env = RecordEpisode(env, video_path)
     composer = build_composer(cfg.composer_for(cond), cfg, low)
-    return EpisodeParts(env=env, composer=composer, memory=memory, condition=unit.condition, seed=unit.seed)
+    return EpisodeParts(env=env, composer=composer, memory=memory, condition=unit.condition, seed=unit.seed,
+                        streams=streams, policy=getattr(policy, "inner", policy))
 
 
 def run_unit(unit: WorkUnit, cfg) -> EpisodeResult:

@@ -24,11 +24,14 @@ def _frozen_view(array: np.ndarray | None, name: str) -> np.ndarray | None:
     """A read-only view, so that no tool can edit a frame another tool will see (the caller's array is untouched)."""
     if array is None:
         return None
-    if not isinstance(array, np.ndarray):
+    if type(array) is not np.ndarray:
+        # a list, a tensor or an ndarray subclass: keep only the numbers, as a plain ndarray
         array = np.asarray(array)
+        if type(array) is not np.ndarray:
+            array = np.array(array, subok=False)
         if array.dtype == object:
             raise TypeError(f"Frame.{name} must be a numeric array, got {type(array).__name__}")
-    view = array.view()
+    view = array.view(np.ndarray)
     view.flags.writeable = False
     return view
 

@@ -19,9 +19,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from memory.access import ReadTrace, StructuredAccess, gate_trace
+from memory.access import NOT_A_READ, ReadTrace, StructuredAccess, gate_trace
+from memory.boundary import check_frame, check_text
 from memory.frames import Frame
 from memory.records import EntityRecord
+from memory.refine import refine_every_point
 from memory.spec import InstructionSpecifier, MemorySpec, ReadKind, Specifier
 from memory.store import EditOp, MemoryStore, StoreKind
 from memory.tools.base import Tool
@@ -55,8 +57,15 @@ class MemoryConfig:
     record_position_fallback: bool = False
     """When re-grounding fails, use the record's stored position instead of abstaining."""
 
+    refine_every_verb: bool = False
+    """Ablation: after the reads, re-ground the point of every noun phrase of every proposal in the
+    current view (``memory/refine.py``), not only the points of history-dependent slots."""
+
     specifier: Specifier | None = field(default=None, compare=False)
     """``goal -> MemorySpec``; ``None`` uses the deterministic instruction parser."""
+
+    specifier_votes: int = 0
+    """How many readings the specifier takes (0: it takes no votes, the deterministic parser)."""
 
     def __post_init__(self) -> None:
         if self.tool_groups is not None:
@@ -72,17 +81,31 @@ class MemoryConfig:
             "agent_decided_access": self.agent_decided_access,
             "read_uncertain": self.read_uncertain,
             "record_position_fallback": self.record_position_fallback,
+            "refine_every_verb": self.refine_every_verb,
             "specifier": "instruction" if self.specifier is None else type(self.specifier).__name__,
+            "specifier_votes": self.specifier_votes,
         }
 
 
 @dataclass(frozen=True)
 class Revision:
-    """What ``revise`` returns: the text to execute, whether it differs from the proposal, and the last trace."""
+    """What ``revise`` returns: the text to execute, whether it differs from the proposal, the last
+    trace, and every trace this revision left (reads, abstentions, gate rewrites)."""
 
     text: str
     rewritten: bool
     trace: ReadTrace | None
+    traces: tuple[ReadTrace, ...] = ()
+
+    @property
+    def read(self) -> bool:
+        """Memory answered part of this proposal (a read or a gate rewrite; a confirming read counts)."""
+        return any(not t.abstained for t in self.traces)
+
+    @property
+    def abstained(self) -> bool:
+        """Memory tried to answer a history-dependent slot and left it alone (no record, no grounding...)."""
+        return not self.read and any(t.abstained and t.reason_code not in NOT_A_READ for t in self.traces)
 
 
 class MemoryLayer:
@@ -154,6 +177,9 @@ class MemoryLayer:
             self._time["reset_s"] += time.perf_counter() - t0
 
     def _reset(self, goal: str, demo_frames: Sequence[Frame]) -> None:
+        check_text(goal, "goal")
+        for frame in demo_frames:
+            check_frame(frame, "demo frame")
         self.store.reset()
         self._traces = []
         self._fed = {t.name: 0 for t in self.tools}
@@ -188,8 +214,7 @@ class MemoryLayer:
     def observe(self, frame: Frame) -> None:
         """Feed one low-level frame (``frame.rgb`` may be ``None`` on unrendered steps)."""
         self._require_reset()
-        if not isinstance(frame, Frame):
-            raise TypeError(f"observe needs a Frame, got {frame!r}")
+        check_frame(frame)
         if not self.config.enabled or (frame.source == "video" and not self.config.use_video):
             return
         t0 = time.perf_counter()
@@ -228,8 +253,8 @@ class MemoryLayer:
     def revise(self, proposed: str, frame: Frame) -> Revision:
         """Return the subgoal to execute for ``proposed`` at ``frame``; abstaining returns it unchanged."""
         self._require_reset()
-        if not isinstance(proposed, str):
-            raise TypeError(f"proposed subgoal must be a string, got {proposed!r}")
+        check_text(proposed, "proposed subgoal")
+        check_frame(frame)
         if not self.config.enabled:
             return Revision(proposed, False, None)
         t0 = time.perf_counter()
@@ -252,8 +277,11 @@ class MemoryLayer:
             if gated is not None and gated != text:
                 traces.append(gate_trace(frame.step, tool.name, proposed, text, gated, kind))
                 text = gated
+        if self.config.refine_every_verb:
+            text, refined = refine_every_point(text, frame)
+            traces.extend(refined)
         self._traces.extend(traces)
-        return Revision(text=text, rewritten=text != proposed, trace=traces[-1] if traces else None)
+        return Revision(text=text, rewritten=text != proposed, trace=traces[-1] if traces else None, traces=tuple(traces))
 
     # ----------------------------------------------------------------- inspection
 

@@ -38,8 +38,9 @@ def test_paper_preset_and_override():
     assert len(cfg.task_list) == 16
     assert cfg.episode_list == tuple(range(50))
     assert cfg.seeds == (7, 11, 23)
-    assert cfg.condition_names == ALL_CONDITIONS
-    assert cfg.n_units == 16 * 50 * 3 * len(ALL_CONDITIONS)
+    assert cfg.condition_names == tuple(c for c in ALL_CONDITIONS if c != "memory-single-vote")
+    assert cfg.n_units == 16 * 50 * 3 * (len(ALL_CONDITIONS) - 1)
+    assert cfg.policy_noise.p_fail_grasp > 0
     # flags given with a preset override it, the rest of the preset stays
     cfg = parse_config(["--preset=paper", "--seeds", "11", "--tasks", "imitation"])
     assert cfg.seeds == (11,)

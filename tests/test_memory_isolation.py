@@ -60,3 +60,90 @@ def test_no_task_names(path: Path):
 def test_the_check_itself_catches_imports():
     tree = ast.parse("import envs\nfrom envs.tasks import x\nimport importlib\nimportlib.import_module('envs.y')")
     assert set(_imported_modules(tree)) == {"envs", "envs.tasks", "importlib", "envs.y"}
+
+
+# --------------------------------------------------------------------------- proven, in a fresh interpreter
+
+_IMPORT_EVERYTHING = """
+import importlib, json, pkgutil, sys
+import memory
+names = [m.name for m in pkgutil.walk_packages(memory.__path__, "memory.")]
+for name in names:
+    importlib.import_module(name)
+from memory.layer import MemoryLayer, MemoryConfig
+from memory.tools.registry import default_tools
+MemoryLayer(MemoryConfig(), default_tools())
+roots = sorted({m.split(".")[0] for m in sys.modules})
+print(json.dumps({"modules": names, "roots": roots}))
+"""
+
+
+def test_importing_all_of_memory_loads_no_simulator_module():
+    """Transitive imports too (``memory -> policies.x -> envs`` would pass the syntax walk above)."""
+    import json
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[1]
+    out = subprocess.run([sys.executable, "-c", _IMPORT_EVERYTHING], cwd=root, capture_output=True, text=True,
+                         timeout=120, check=True, stdin=subprocess.DEVNULL)
+    seen = json.loads(out.stdout.strip().splitlines()[-1])
+    assert len(seen["modules"]) >= 20  # the walk really imported the package
+    leaked = sorted(set(seen["roots"]) & (FORBIDDEN_ROOTS | {"experiments", "wrappers", "torch"}))
+    assert not leaked, f"importing memory loaded {leaked}"
+
+
+def test_the_subprocess_check_sees_a_leak():
+    """The same probe, with one simulator import added, reports it (the check can fail)."""
+    import json
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[1]
+    code = "import envs.episodes\n" + _IMPORT_EVERYTHING
+    out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=120,
+                         check=True, stdin=subprocess.DEVNULL)
+    assert "envs" in json.loads(out.stdout.strip().splitlines()[-1])["roots"]
+
+
+# --------------------------------------------------------------------------- run-time boundary
+
+def _layer():
+    from memory.layer import MemoryConfig, MemoryLayer
+    from memory.tools.registry import default_tools
+
+    layer = MemoryLayer(MemoryConfig(), default_tools())
+    layer.reset("pick up the red cube", [])
+    return layer
+
+
+class _TaggedArray(__import__("numpy").ndarray):
+    """An ndarray subclass that could smuggle an attribute (e.g. a segmentation) along."""
+
+
+def test_only_str_and_frames_of_plain_arrays_cross():
+    import numpy as np
+
+    from memory.frames import Frame
+
+    layer = _layer()
+    rgb = np.zeros((8, 8, 3), np.uint8)
+    layer.observe(Frame(step=1, rgb=rgb))
+    with pytest.raises(TypeError, match="must be a str"):
+        layer.revise(np.str_("pick up the red cube"), Frame(step=2, rgb=rgb))
+    with pytest.raises(TypeError, match="memory.frames.Frame"):
+        layer.observe({"step": 3, "rgb": rgb, "segmentation": rgb})
+    with pytest.raises(TypeError, match="goal crossing"):
+        layer.reset(b"pick up the red cube", [])
+
+    class SimFrame(Frame):
+        pass
+
+    with pytest.raises(TypeError, match="SimFrame"):
+        layer.observe(SimFrame(step=4, rgb=rgb))
+    tagged = rgb.view(_TaggedArray)
+    tagged.truth = "the green cube is under the left container"
+    frame = Frame(step=5, rgb=tagged)
+    assert type(frame.rgb) is np.ndarray and not hasattr(frame.rgb, "truth")  # stripped at the door
+    layer.observe(frame)
+    assert layer.revise("pick up the red cube", Frame(step=6, rgb=rgb)).text == "pick up the red cube"
