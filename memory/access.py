@@ -77,6 +77,8 @@ NO_GROUNDING = "no-grounding"
 UNPARSEABLE = "unparseable"
 NO_SLOT = "no-slot"
 GATE = "gate"
+NOT_A_READ = (UNPARSEABLE, NO_SLOT, NOT_PERMITTED)
+"""Reason codes of traces where the memory decided the proposal needs no read (not abstentions)."""
 
 
 @dataclass(frozen=True)
@@ -294,12 +296,11 @@ class StructuredAccess:
                 return None, None, f"{NO_RECORD}: no readable record for {q.describe()!r} (found {', '.join(statuses)})", statuses[0]
             return None, None, f"{NO_RECORD}: nothing in memory answers {q.describe()!r}", None
         if len(readable) > 1:
-            if q.ordinal is not None and q.ordinal <= len(readable):
-                key, record = readable[q.ordinal - 1]
-                return key, record, f"{READ}: {len(readable)} candidates, took #{q.ordinal}", record.status.value
-            if q.kind is ReadKind.HIGHLIGHT_RELATION and q.ordinal is not None:
-                # "the third highlighted cube" with fewer marked objects left: the handled ones lost the
-                # binding, so every one left is a right answer to this pick; take the first
+            if q.kind is ReadKind.HIGHLIGHT_RELATION:
+                # several marked objects not handled yet (a handled one loses its binding): each is a
+                # right answer to this pick, so take the first in the memory's own order. The
+                # proposal's position word ("the second highlighted cube") is never used to choose: it
+                # is the proposer's count, not evidence the memory has.
                 key, record = readable[0]
                 return key, record, f"{READ}: {len(readable)} marked objects left, took the first", record.status.value
             return None, None, f"{AMBIGUOUS}: {len(readable)} records answer {q.describe()!r}", None

@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from policies.base import Composer
+from policies.subgoal_grammar import without_ordinals
 
 
 class OracleComposer(Composer):
@@ -58,7 +59,9 @@ class HistoryBlindComposer(Composer):
             self._held = oracle
             slot = self.env.unwrapped.history_slot()
             if slot is not None and len(slot.alternatives) > 1 and self.rng.random() < self.p:
-                self._held = slot.alternatives[int(self.rng.integers(len(slot.alternatives)))]
+                # the task words its alternatives with the true count ("... for the fourth time");
+                # a memoryless predictor cannot know it, so the drawn subgoal carries no position word
+                self._held = without_ordinals(slot.alternatives[int(self.rng.integers(len(slot.alternatives)))])
                 self.draws.append({"step": info.get("steps"), "slot": slot.name, "oracle": oracle,
                                    "drawn": self._held, "n_options": len(slot.alternatives)})
         return self._held

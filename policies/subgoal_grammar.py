@@ -48,6 +48,7 @@ __all__ = [
     "number_word",
     "ordinal_word",
     "parse_ordinal",
+    "without_ordinals",
     "parse_subgoal",
     "points",
     "replace_point",
@@ -149,6 +150,21 @@ def is_ordinal_word(word: str) -> bool:
         return True
     m = _NUMERIC_ORDINAL.match(w)
     return bool(m) and (_small_int(m.group(1)) or 0) >= 1
+
+
+_ORDINAL_RE = r"(?:" + "|".join(_ORDINALS) + r"|[0-9]+(?:st|nd|rd|th))"
+_FOR_THE_NTH_TIME = re.compile(rf"\s+for the {_ORDINAL_RE} time\b", re.IGNORECASE)
+_NTH_MODIFIER = re.compile(rf"\b(the|a|an) {_ORDINAL_RE} (?=\w)", re.IGNORECASE)
+
+
+def without_ordinals(text: str) -> str:
+    """``text`` with every position word removed: ``"pick up the second red cube at <1, 2> for the
+    third time"`` -> ``"pick up the red cube at <1, 2>"``.
+
+    A memoryless predictor cannot know how many times something happened; a subgoal it proposes
+    must not carry a count taken from the simulator's truth.
+    """
+    return _NTH_MODIFIER.sub(r"\1 ", _FOR_THE_NTH_TIME.sub("", text))
 
 
 # --------------------------------------------------------------------------- word classes

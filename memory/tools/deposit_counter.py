@@ -27,7 +27,8 @@ pick up a cube or to press the button. While some goal colour is still owed, a p
 colour that is not owed becomes a pick of the first owed colour in goal order, re-grounded on a
 visible blob of that colour away from the bin (the one that has stood there longest, i.e. the next
 in order of appearance, with the ordinal of that colour's next cube); a
-pick of an owed colour keeps its point and gets the right ordinal. When every count is met, a pick
+pick of an owed colour stands as proposed (its position word, if any, is the proposer's and is never
+read). When every count is met, a pick
 becomes pressing the button at its layout position. While a release is still being verified the
 gate decides nothing: it holds the empty gripper over the bin ("put it into the bin", which has
 nothing left to put) until the deposit is settled.
@@ -318,13 +319,9 @@ class DepositCounter(Tool):
             words = [w for np_ in sg.noun_phrases for w in (*np_.modifiers, np_.head)]
             colour = colour_of(words)
         if colour in owed:
-            k = self.deposited[colour] + 1
-            if sg.ordinal == k or sg.ordinal is None:
-                return None
-            point = (sg.points[0].y, sg.points[0].x) if sg.points else self._pick_point(colour)
-            if point is None:
-                return None
-            return f"pick up the {ordinal_word(min(k, 10))} {colour} cube at <{point[0]}, {point[1]}>"
+            # an owed colour: the proposal stands, whatever position word it carries (the proposer's
+            # count is not evidence; the point decides which cube is picked)
+            return None
         for c in owed:  # goal order
             point = self._pick_point(c)
             if point is not None:

@@ -30,7 +30,8 @@ the top of the <side>-side target ...") or end it ("put the <object> on the tabl
 verified visits it computes what comes next: after a right-side visit, the left-side target for
 the same round trip; after a left-side visit, the right-side target for the next round trip while
 fewer than N are done, otherwise putting the object down. A proposal that disagrees (wrong side,
-wrong ordinal, putting down too early, swinging once too often) is rewritten into that; a point
+putting down too early, swinging once too often) is rewritten into that; a proposal's position word
+("for the second time") is the proposer's count, never evidence, and is not read; a point
 for a target comes from its flash site. While a flash awaits its second frame (the count is about
 to change), the gate decides nothing: it holds the object over the target that just lit, which
 makes no new visit, and decides at the next query. Rewrites are latched per (proposal, visit count,
@@ -333,8 +334,8 @@ class FlashCounter(Tool):
             if self.phrase is None:
                 return None
             return f"put the {self.phrase} on the table"
-        if is_move and m.group(1) == side and sg.ordinal == k:
-            return None
+        if is_move and m.group(1) == side:
+            return None  # the right side: its position word is the proposer's count, never evidence
         point = self.site_point(side)
         if point is None and is_move and m.group(1) == side and sg.points:
             point = (sg.points[0].y, sg.points[0].x)  # the proposal's own point for the right side
