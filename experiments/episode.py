@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 import traceback
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from envs.episodes import EpisodeSpec, base_seed
@@ -36,6 +36,44 @@ class EpisodeParts:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
+@dataclass
+class HistoryAudit:
+    """Every decision the task declares history-dependent (``task.history_slot()``), scored against
+    the truth outside the memory. The four outcomes partition the decisions:
+
+    * ``right``: the executed subgoal acts on what the oracle's does (``corrected``: of those, the
+      proposal itself was wrong);
+    * ``wrong``: the memory read or rewrote and the result is wrong;
+    * ``abstained``: the memory tried to read and left a wrong proposal alone;
+    * ``silent_wrong``: the memory left no trace at all on a wrong proposal: it silently agreed
+      (for conditions without memory every wrong decision is silent).
+    """
+
+    decisions: int = 0
+    right: int = 0
+    corrected: int = 0
+    wrong: int = 0
+    abstained: int = 0
+    silent_wrong: int = 0
+    proposals_wrong: int = 0
+
+    def add(self, *, right: bool, proposal_right: bool, memory_read: bool, memory_abstained: bool) -> None:
+        self.decisions += 1
+        self.proposals_wrong += not proposal_right
+        if right:
+            self.right += 1
+            self.corrected += not proposal_right
+        elif memory_read:
+            self.wrong += 1
+        elif memory_abstained:
+            self.abstained += 1
+        else:
+            self.silent_wrong += 1
+
+    def to_dict(self) -> dict[str, int]:
+        return asdict(self)
+
+
 def _resolution(resolver, text: str):
     r = resolver.resolve(text) if text else None
     if r is None:
@@ -53,6 +91,7 @@ def run_episode(spec: EpisodeSpec, parts: EpisodeParts, max_decisions: int = 10_
     steps, status, error = 0, "error", None
     subgoals: list[dict] = []
     audit = {"decisions": 0, "matches_oracle": 0, "rewrites": 0, "rewrites_right": 0, "rewrites_wrong": 0}
+    history = HistoryAudit()
     assessment = Assessment()
     try:
         obs, info = env.reset(options={"episode": spec})
@@ -64,14 +103,20 @@ def run_episode(spec: EpisodeSpec, parts: EpisodeParts, max_decisions: int = 10_
         done = False
         while not done and len(subgoals) < max_decisions:
             oracle = low.oracle_subgoal()
-            if parts.memory is not None and low.unwrapped.history_slot() is not None:
+            slot = low.unwrapped.history_slot()
+            if parts.memory is not None and slot is not None:
                 assessment.probe(low.unwrapped, parts.memory, low.unwrapped.clock)
             proposed = composer.propose(obs, info)
             if proposed is None:
                 proposed = ""  # no proposal: the policy holds still this chunk
             obs, _, terminated, truncated, info = env.step(proposed)
             executed = info.get("revised", proposed)
-            right = _resolution(resolver, executed) == _resolution(resolver, oracle)
+            target = _resolution(resolver, oracle)
+            right = _resolution(resolver, executed) == target
+            if slot is not None:
+                history.add(right=right, proposal_right=_resolution(resolver, proposed) == target,
+                            memory_read=bool(info.get("memory_read", info.get("rewritten"))),
+                            memory_abstained=bool(info.get("memory_abstained")))
             audit["decisions"] += 1
             audit["matches_oracle"] += int(right)
             if info.get("rewritten"):
@@ -106,5 +151,5 @@ def run_episode(spec: EpisodeSpec, parts: EpisodeParts, max_decisions: int = 10_
         steps=steps, error=error, wall_s=time.perf_counter() - t0, timings=timings, subgoals=subgoals,
         n_subgoals=len(subgoals), memory=memory_diag or {"audit": audit}, streams=dict(parts.streams),
         retry_offset=spec.env_seed - base_seed(spec.task, spec.split, spec.episode_idx),
-        policy_noise=list(getattr(parts.policy, "noise_events", None) or []),
+        policy_noise=list(getattr(parts.policy, "noise_events", None) or []), history_audit=history.to_dict(),
     )

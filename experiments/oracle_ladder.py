@@ -123,7 +123,7 @@ class OracleLadder:
             c.changed += text != rev.text
             c.decisions.append({"step": frame.step, "proposed": proposed, "memory": rev.text, "truth": text,
                                 "memory_fired": fired})
-        return Revision(text=text, rewritten=text != proposed, trace=rev.trace)
+        return Revision(text=text, rewritten=text != proposed, trace=rev.trace, traces=rev.traces)
 
     def diagnostics(self) -> dict[str, Any]:
         d = dict(self.memory.diagnostics())

@@ -52,6 +52,12 @@ class EpisodeResult:
     retry_offset: int = 0
     """Offset of ``env_seed`` from the episode's base seed (the manifest's, or one ``reset`` moved to)."""
     policy_noise: list[dict[str, Any]] = field(default_factory=list)
+    code_commit: str | None = None
+    """The git commit the episode ran at, and whether the checkout had uncommitted changes."""
+    code_dirty: bool | None = None
+    history_audit: dict[str, int] = field(default_factory=dict)
+    """Every history-dependent decision scored (``experiments.episode.HistoryAudit``): right /
+    wrong / abstained / silently agreed with a wrong proposal."""
     """The scripted policy's injected failures in this episode (which pick, which kind)."""
 
     @property

@@ -1,6 +1,8 @@
 """Tables and plots from one or more run directories.
 
     python -m experiments.report runs/paper [runs/paper-extra ...] [--out DIR]
+    python -m experiments.report --readme README.md     # regenerate the README's result blocks
+    python -m experiments.report --check README.md      # exit 1 if one differs from benchmarks/results/
 
 Reads every row of each ``episodes.jsonl`` (a key present in two directories counts once, from
 the first), prints the report and writes it beside the first run directory (or ``--out``):
@@ -281,6 +283,52 @@ def memory_section(rows: list[Row]) -> tuple[str, list[dict[str, Any]]]:
     return md, records
 
 
+AUDIT_KEYS = ("decisions", "right", "corrected", "wrong", "abstained", "silent_wrong", "proposals_wrong")
+
+
+def history_audit_section(rows: list[Row]) -> tuple[str, list[dict[str, Any]]]:
+    """Every history-dependent decision (``task.history_slot()``) per task and condition: executed
+    right, read wrong, abstained on a wrong proposal, or silently agreed with a wrong proposal."""
+    acc: dict[tuple[str, str], dict[str, float]] = {}
+    for r in rows:
+        h = r.get("history_audit")
+        if not isinstance(h, dict) or not h.get("decisions"):
+            continue
+        a = acc.setdefault((r["task"], r["condition"]), {k: 0.0 for k in AUDIT_KEYS} | {"episodes": 0})
+        a["episodes"] += 1
+        for k in AUDIT_KEYS:
+            a[k] += float(h.get(k, 0) or 0)
+    if not acc:
+        return "", []
+    tasks = task_order(rows)
+    conds = [c for c in condition_order(rows) if any((t, c) in acc for t in tasks)]
+    body, records = [], []
+    for c in conds:
+        for t in tasks:
+            a = acc.get((t, c))
+            if not a:
+                continue
+            n = a["decisions"]
+            rec = {"condition": c, "task": t, "episodes": int(a["episodes"]), "decisions": int(n),
+                   **{k: a[k] / n for k in AUDIT_KEYS if k != "decisions"}}
+            records.append(rec)
+            body.append([c, t, int(a["episodes"]), int(n), pct(rec["proposals_wrong"]), pct(rec["right"]), pct(rec["corrected"]),
+                         pct(rec["wrong"]), pct(rec["abstained"]), pct(rec["silent_wrong"])])
+    md = "\n".join([
+        "## Audit of every history-dependent decision (% of decisions)",
+        "",
+        "A decision is one composer query while the task declares a history-dependent slot. `right`: the "
+        "executed subgoal acts on the oracle's object (`corrected`: the proposal was wrong); `read wrong`: "
+        "memory answered and the answer is wrong; `abstained`: memory tried and left a wrong proposal; "
+        "`silent`: memory left a wrong proposal without a trace (silently agreed).",
+        "",
+        md_table(["condition", "task", "episodes", "decisions", "proposal wrong", "right", "corrected", "read wrong",
+                  "abstained", "silent"], body),
+        "",
+    ])
+    return md, records
+
+
 def state_accuracy_section(rows: list[Row]) -> tuple[str, list[dict[str, Any]]]:
     """Count probes split into exact / too low / too high / not available (the paper's figure 4a), and
     route probes by route length (its table 16), per task and condition, from the memory assessment."""
@@ -366,9 +414,10 @@ def build_report(
     m_md, m_rec = ablation_matrix(rows, control=control, baseline=baseline)
     r_md, r_rec = memory_section(rows)
     a_md, a_rec = state_accuracy_section(rows)
+    h_md, h_rec = history_audit_section(rows)
     parts = head + ["## Success by task", "", t_md, "", "## Success by suite", "", s_md, ""]
     parts += [p for p in (p_md, m_md) if p]
-    parts += [r_md] + ([a_md] if a_md else [])
+    parts += [r_md] + [p for p in (h_md, a_md) if p]
     return Report(
         "\n".join(parts).rstrip() + "\n",
         {
@@ -378,6 +427,7 @@ def build_report(
             "ablation_matrix": m_rec,
             "memory": r_rec,
             "state_accuracy": a_rec,
+            "history_audit": h_rec,
         },
     )
 
@@ -446,8 +496,12 @@ def write_report(report: Report, rows: list[Row], out_dir: Path, *, plots: bool 
 class ReportArgs:
     """Print success tables and paired comparisons for run directories, and write them beside the first."""
 
-    run_dirs: tyro.conf.Positional[tuple[Path, ...]]
+    run_dirs: tyro.conf.Positional[tuple[Path, ...]] = ()
     """Run directories (each holding an episodes.jsonl)."""
+    readme: Path | None = None
+    """Rewrite the result blocks of this markdown file (e.g. README.md) from benchmarks/results/ (no run dirs needed)."""
+    check: Path | None = None
+    """Exit 1 when a result block of this markdown file differs from what benchmarks/results/ gives."""
     out: Path | None = None
     """Where to write report.md, the CSVs and the plots (default: the first run directory)."""
     baseline: str = "no-memory"
@@ -464,6 +518,23 @@ class ReportArgs:
 
 def main(argv: list[str] | None = None) -> int:
     args = tyro.cli(ReportArgs, args=sys.argv[1:] if argv is None else argv, prog="python -m experiments.report")
+    if args.readme is not None or args.check is not None:
+        from experiments.readme_tables import check_readme, write_readme
+
+        try:
+            if args.readme is not None:
+                changed = write_readme(args.readme)
+                print(f"{args.readme}: {len(changed)} result blocks rewritten" + (f" ({', '.join(changed)})" if changed else ""))
+            if args.check is not None:
+                n, problems = check_readme(args.check)
+                if problems:
+                    print(problems, file=sys.stderr)
+                    return 1
+                print(f"{args.check}: all {n} result blocks match the committed results")
+        except (OSError, ValueError) as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 2
+        return 0
     if not args.run_dirs:
         print("error: give at least one run directory", file=sys.stderr)
         return 2

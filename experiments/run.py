@@ -26,6 +26,7 @@ from experiments.results import (
     ResultsWriter,
     config_mismatch,
     finished_keys,
+    git_info,
     read_rows,
     results_path,
     row_key,
@@ -90,10 +91,13 @@ def run(cfg: ExperimentConfig, unit_fn: UnitFn | str | None = None, *, argv: lis
     )
 
     progress = Progress(len(todo))
+    code = git_info()
     try:
         with ResultsWriter(out) as writer:
 
             def on_result(r: EpisodeResult) -> None:
+                # every row names the code it ran with, so a table can prove it comes from one commit
+                r.code_commit, r.code_dirty = code.commit, code.dirty
                 writer.write(r)
                 progress.update(r)
 

@@ -79,6 +79,9 @@ class MemoryLayer(gym.Wrapper):
             else:
                 self.memory.observe(frame)
         self._obs = obs
-        record = {"step": current.step, "proposed": proposed, "revised": rev.text, "rewritten": rev.rewritten}
+        acted = bool(getattr(rev, "read", rev.rewritten))
+        abstained = bool(getattr(rev, "abstained", False))
+        record = {"step": current.step, "proposed": proposed, "revised": rev.text, "rewritten": rev.rewritten,
+                  "memory_read": acted, "memory_abstained": abstained}
         self.revisions.append(record)
-        return obs, reward, terminated, truncated, dict(info, **{"proposed": proposed, "revised": rev.text, "rewritten": rev.rewritten})
+        return obs, reward, terminated, truncated, dict(info, **{k: v for k, v in record.items() if k != "step"})
