@@ -1,10 +1,12 @@
 """Execution noise of the scripted policy: the kind of failure a learned policy makes.
 
-π0.5 on RoboMME fails some grasps and recovers from many of them; the policy seeds of the paper
-differ by a few points per task for that reason. The scripted policy is exact unless told
-otherwise. With ``p_fail_grasp > 0`` each pick first makes one failed attempt with that
-probability: it closes the gripper ``high_dz`` above the grasp height (on air) or ``offset_xy``
-to one side (on the object's edge, which may push it), lifts, opens and then grasps properly.
+π0.5 on RoboMME fails some grasps and recovers from many of them, and sometimes loses an object for
+good; the policy seeds of the paper differ by a few points per task for that reason. The scripted
+policy is exact unless told otherwise. With ``p_fail_grasp > 0`` each pick first makes one failed
+attempt with that probability: it closes the gripper ``high_dz`` above the grasp height (on air) or
+``offset_xy`` to one side (on the object's edge, which may push it), lifts, opens and then grasps
+properly. Such a failure costs time but is recovered. With ``p_drop > 0`` a carry lets the object
+slip with that probability, which is not recovered.
 The draws come from the episode's ``policy`` stream (``experiments/streams.py``), so the same
 episode and seed fail the same grasps in every condition until the conditions' actions diverge.
 """
@@ -24,10 +26,16 @@ class ScriptedNoise:
     """A 'too high' attempt closes this many metres above the grasp height."""
     offset_xy: float = 0.03
     """An 'offset' attempt closes this many metres beside the object's centre, in a drawn direction."""
+    p_drop: float = 0.0
+    """Probability that a carry (place, move over, insert) lets the object slip: the gripper opens
+    after a drawn number of steps of the motion. Nothing re-grasps it, so a slip is usually a
+    failed episode: the kind of failure that makes a learned policy's seeds differ."""
 
     def __post_init__(self) -> None:
-        if not 0.0 <= self.p_fail_grasp <= 1.0:
-            raise ValueError(f"p_fail_grasp must be in [0, 1], got {self.p_fail_grasp!r}")
+        for name in ("p_fail_grasp", "p_drop"):
+            v = getattr(self, name)
+            if not 0.0 <= v <= 1.0:
+                raise ValueError(f"{name} must be in [0, 1], got {v!r}")
         for name in ("high_dz", "offset_xy"):
             v = getattr(self, name)
             if not 0.0 <= v <= 0.1:
@@ -35,8 +43,9 @@ class ScriptedNoise:
 
     @property
     def active(self) -> bool:
-        return self.p_fail_grasp > 0.0
+        return self.p_fail_grasp > 0.0 or self.p_drop > 0.0
 
 
-PAPER_NOISE = ScriptedNoise(p_fail_grasp=0.15)
-"""The ``paper`` preset's noise: a failed first attempt on about one pick in seven."""
+PAPER_NOISE = ScriptedNoise(p_fail_grasp=0.15, p_drop=0.03)
+"""The ``paper`` preset's noise: a failed, recovered first attempt on about one pick in seven, and a
+slip on about one carry in thirty (chosen on the train split: see the README's results)."""

@@ -85,11 +85,15 @@ class ScriptedPolicy(Policy):
             return iter(())
         option, target = resolved
         ex = self._ex
-        if option == "pick" and self.noise.active and self.rng.random() < self.noise.p_fail_grasp:
+        if option in CARRY_OPTIONS and self.noise.p_drop > 0 and ex.has_gripper and self.rng.random() < self.noise.p_drop:
+            after = int(self.rng.integers(2, 12))  # early in the transport, away from where it should go
+            self.noise_events.append({"subgoal": text, "drop_after_steps": after})
+            return ex.guarded(_slipping(t.motion(option, target, ex, {}), after), text)
+        if option == "pick" and self.noise.p_fail_grasp > 0 and self.rng.random() < self.noise.p_fail_grasp:
             kind = "high" if self.rng.random() < 0.5 else "offset"
             angle = float(self.rng.uniform(0.0, 2.0 * np.pi))
             self.noise_events.append({"subgoal": text, "failed_grasp": kind})
-            failed = failed_grasp_attempt(ex, t.pos_of(target), kind, angle, self.noise)
+            failed = failed_grasp_attempt(ex, grasp_point(t, target), kind, angle, self.noise)
             return ex.guarded(_chain(failed, lambda: t.motion(option, target, ex, {})), text)
         return ex.guarded(t.motion(option, target, ex, {}), text)
 
@@ -119,6 +123,19 @@ class ScriptedPolicy(Policy):
         return [] if self._ex is None else list(self._ex.failures)
 
 
+CARRY_OPTIONS = frozenset({"place", "move_over", "insert_left", "insert_right"})
+"""Options that carry a grasped object, where a slip loses it."""
+
+
+def _slipping(motion, after: int):
+    """``motion`` with the gripper opened from its ``after``-th action on: the object slips away."""
+    for i, a in enumerate(motion):
+        if i >= after:
+            a = np.array(a, dtype=np.float32, copy=True)
+            a[-1] = S.OPEN
+        yield a
+
+
 def _chain(first, then):
     """Run ``first``, then the motion ``then()`` builds once ``first`` has ended: the recovery is
     planned from where the failed attempt left the arm and the object."""
@@ -126,9 +143,21 @@ def _chain(first, then):
     yield from then()
 
 
+def grasp_point(task, target) -> np.ndarray:
+    """Where a grasp of ``target`` closes, for any object: 2 cm below the top of its collision shape
+    (a cube's centre, a container's knob), above its centre on the table."""
+    p = np.asarray(task.pos_of(target), dtype=float)[:3].copy()
+    try:
+        lo, hi = target.get_first_collision_mesh(to_world_frame=True).bounds
+    except Exception:  # no collision mesh to measure (an articulation): its position
+        return p
+    p[2] = float(hi[2] - min(0.02, (hi[2] - lo[2]) / 2))
+    return p
+
+
 def failed_grasp_attempt(ex: S.Executor, xyz, kind: str, angle: float, noise: ScriptedNoise):
-    """One failed grasp at the object ``xyz``: close ``noise.high_dz`` too high, or ``noise.offset_xy``
-    beside it along ``angle``; then lift and open again, ready for the real attempt."""
+    """One failed grasp closing at ``xyz`` (see :func:`grasp_point`): ``noise.high_dz`` too high, or
+    ``noise.offset_xy`` beside it along ``angle``; then lift and open again, ready for the real attempt."""
     x, y, z = (float(v) for v in np.asarray(xyz)[:3])
     if kind == "offset":
         x, y = x + noise.offset_xy * np.cos(angle), y + noise.offset_xy * np.sin(angle)
