@@ -14,6 +14,7 @@ them, so no row is ever written twice.
 from __future__ import annotations
 
 import errno
+import gzip
 import json
 import math
 import os
@@ -47,9 +48,14 @@ class ResultsWriteError(OSError):
 
 
 def results_path(out: str | os.PathLike) -> Path:
-    """``<out>/episodes.jsonl``; a path that already names a ``.jsonl`` file is returned as is."""
+    """``<out>/episodes.jsonl`` (or, for published results, ``<out>/episodes.jsonl.gz`` when only that
+    exists); a path that already names a ``.jsonl`` or ``.jsonl.gz`` file is returned as is."""
     p = Path(out)
-    return p if p.suffix == ".jsonl" else p / RESULTS_FILE
+    if p.name.endswith((".jsonl", ".jsonl.gz")):
+        return p
+    plain = p / RESULTS_FILE
+    packed = p / (RESULTS_FILE + ".gz")
+    return packed if not plain.exists() and packed.exists() else plain
 
 
 # --- writing ---------------------------------------------------------------------------------------
@@ -142,7 +148,8 @@ def iter_rows(out: str | os.PathLike, *, warn: bool = True) -> Iterator[dict[str
     path = results_path(out)
     if not path.exists():
         return
-    with open(path, "rb") as f:
+    opener = gzip.open if path.name.endswith(".gz") else open
+    with opener(path, "rb") as f:
         for lineno, raw in enumerate(f, start=1):
             if not raw.strip():
                 continue

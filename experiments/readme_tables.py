@@ -1,0 +1,175 @@
+"""README result sections generated from committed results, and the check that they still are.
+
+A result section of the README is a block between two markers::
+
+    <!-- results name=quick_test section=tasks -->
+    ... generated: never edit by hand ...
+    <!-- /results -->
+
+``name`` is a directory under ``benchmarks/results/`` (written by ``python -m experiments.publish``:
+the run's ``config.json`` and its rows, all from one clean commit), ``section`` one of
+:data:`SECTIONS`. Optional ``conditions=a,b,c`` keeps only those conditions, ``split=val`` only that
+split's rows. ``python -m experiments.report --readme README.md`` rewrites every block from the
+results; ``python -m experiments.report --check README.md`` exits 1 naming each block that differs
+(the default test suite runs it, so a hand-edited or stale number fails CI).
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from experiments.publish import PUBLISHED, check_publishable
+from experiments.results import read_rows
+
+_BLOCK = re.compile(r"(<!-- results (?P<args>[^>]*?) -->\n)(?P<body>.*?)(<!-- /results -->)", re.DOTALL)
+_ARG = re.compile(r"(\w+)=(\S+)")
+
+
+@dataclass(frozen=True)
+class Block:
+    name: str
+    section: str
+    conditions: tuple[str, ...] | None = None
+    split: str | None = None
+
+    @classmethod
+    def parse(cls, args: str) -> "Block":
+        kv = dict(_ARG.findall(args))
+        unknown = set(kv) - {"name", "section", "conditions", "split"}
+        if unknown or "name" not in kv or "section" not in kv:
+            raise ValueError(f"bad results marker arguments {args!r} (need name= and section=; "
+                             f"optional conditions=, split=)")
+        if kv["section"] not in SECTIONS:
+            raise ValueError(f"unknown results section {kv['section']!r} (known: {', '.join(SECTIONS)})")
+        conds = tuple(kv["conditions"].split(",")) if "conditions" in kv else None
+        return cls(kv["name"], kv["section"], conds, kv.get("split"))
+
+
+def _table_only(md: str) -> str:
+    """The markdown of a report section without its heading and prose: the table lines."""
+    return "\n".join(line for line in md.splitlines() if line.startswith("|"))
+
+
+def _tasks(rows):
+    from experiments.report import task_table
+
+    return task_table(rows)[0]
+
+
+def _suites(rows):
+    from experiments.report import suite_table
+
+    return suite_table(rows)[0]
+
+
+def _paired(rows):
+    from experiments.report import paired_section
+
+    return _table_only(paired_section(rows)[0].split("## Ablations")[0])
+
+
+def _ablations(rows):
+    from experiments.report import ablation_matrix
+
+    return _table_only(ablation_matrix(rows)[0])
+
+
+def _audit(rows):
+    from experiments.report import history_audit_section
+
+    return _table_only(history_audit_section(rows)[0])
+
+
+def _memory(rows):
+    from experiments.report import memory_section
+
+    return _table_only(memory_section(rows)[0])
+
+
+def _splits(rows):
+    """Per split and task: episodes, success, errors, and how many reset moved to a retry offset."""
+    from experiments.report import md_table, pct, task_order
+
+    body = []
+    for split in sorted({r["split"] for r in rows}):
+        for cond in sorted({r["condition"] for r in rows}):
+            part = [r for r in rows if r["split"] == split and r["condition"] == cond]
+            for t in task_order(part):
+                tr = [r for r in part if r["task"] == t]
+                ok = [r for r in tr if r.get("status") != "error"]
+                rate = sum(bool(r["success"]) for r in ok) / len(ok) if ok else float("nan")
+                moved = sum(1 for r in tr if r.get("retry_offset"))
+                body.append([split, cond, t, len(tr), pct(rate), len(tr) - len(ok), moved])
+            ok = [r for r in part if r.get("status") != "error"]
+            rate = sum(bool(r["success"]) for r in ok) / len(ok) if ok else float("nan")
+            body.append([split, cond, "**all**", len(part), pct(rate), len(part) - len(ok),
+                         sum(1 for r in part if r.get("retry_offset"))])
+    return md_table(["split", "condition", "task", "episodes", "success %", "errors", "retry offset > 0"], body)
+
+
+SECTIONS: dict[str, Callable] = {
+    "tasks": _tasks,
+    "suites": _suites,
+    "paired": _paired,
+    "ablations": _ablations,
+    "audit": _audit,
+    "memory": _memory,
+    "splits": _splits,
+}
+
+
+def render_block(block: Block, root: Path = PUBLISHED) -> str:
+    """The generated text of one block (provenance line, blank line, the table)."""
+    path = root / block.name
+    rows = read_rows(path, warn=False)
+    if not rows:
+        raise ValueError(f"results {block.name!r}: no rows under {path}")
+    commit = check_publishable(rows)
+    if block.split:
+        rows = [r for r in rows if r["split"] == block.split]
+    if block.conditions:
+        rows = [r for r in rows if r["condition"] in block.conditions]
+    if not rows:
+        raise ValueError(f"results {block.name!r}: no rows for split={block.split} conditions={block.conditions}")
+    table = SECTIONS[block.section](rows)
+    seeds = sorted({int(r["seed"]) for r in rows})
+    note = (f"_Generated from `benchmarks/results/{block.name}` ({len(rows)} episodes, seeds "
+            f"{' '.join(map(str, seeds))}) at commit `{commit[:10]}` by `python -m experiments.report --readme README.md`._")
+    return f"{note}\n\n{table}\n"
+
+
+def regenerate(text: str, root: Path = PUBLISHED) -> tuple[str, list[str]]:
+    """``text`` with every results block regenerated, and the names of the blocks that changed."""
+    changed: list[str] = []
+
+    def one(m: re.Match) -> str:
+        block = Block.parse(m.group("args"))
+        body = render_block(block, root)
+        if body != m.group("body"):
+            changed.append(f"{block.name}/{block.section}")
+        return m.group(1) + body + m.group(4)
+
+    return _BLOCK.sub(one, text), changed
+
+
+def write_readme(path: Path, root: Path = PUBLISHED) -> list[str]:
+    text = path.read_text()
+    new, changed = regenerate(text, root)
+    if new != text:
+        path.write_text(new)
+    return changed
+
+
+def check_readme(path: Path, root: Path = PUBLISHED) -> tuple[int, str]:
+    """``(number of blocks, report)``; the report is empty when every block is what the results give."""
+    text = path.read_text()
+    n = len(_BLOCK.findall(text))
+    new, changed = regenerate(text, root)
+    if not changed:
+        return n, ""
+    diff = "".join(difflib.unified_diff(text.splitlines(True), new.splitlines(True), str(path), "generated", n=1))
+    return n, f"{len(changed)} of {n} result blocks differ from the committed results: {', '.join(changed)}\n{diff}"
