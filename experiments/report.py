@@ -207,6 +207,15 @@ def ablation_matrix(rows: list[Row], *, control: str = "memory", baseline: str =
     return md, records
 
 
+def _cells(rows: list[Row], acc: dict[tuple[str, str], Any]):
+    """``(condition, task, accumulated)`` for every cell of ``acc``, conditions then tasks in display order."""
+    tasks = task_order(rows)
+    for c in condition_order(rows):
+        for t in tasks:
+            if acc.get((t, c)):
+                yield c, t, acc[(t, c)]
+
+
 def memory_section(rows: list[Row]) -> tuple[str, list[dict[str, Any]]]:
     """Reads, abstentions and audited read accuracy per task, for every condition whose rows carry them."""
     acc: dict[tuple[str, str], dict[str, float]] = {}
@@ -231,42 +240,36 @@ def memory_section(rows: list[Row]) -> tuple[str, list[dict[str, Any]]]:
             a["wall_s"] = a.get("wall_s", 0.0) + float(r.get("wall_s") or 0.0)
     if not acc:
         return "## Memory reads\n\nNo memory diagnostics in these rows.\n", []
-    tasks = task_order(rows)
-    conds = [c for c in condition_order(rows) if any((t, c) in acc for t in tasks)]
     body, records = [], []
-    for c in conds:
-        for t in tasks:
-            a = acc.get((t, c))
-            if not a:
-                continue
-            audited = a["reads_correct"] + a["reads_wrong"]
-            accuracy = a["reads_correct"] / audited if audited else math.nan
-            asked = a["reads"] + a["abstentions"]
-            abstain = a["abstentions"] / asked if asked else math.nan
-            n = a["episodes"]
-            rec = {
-                "condition": c,
-                "task": t,
-                "episodes": int(n),
-                "reads_per_episode": a["reads"] / n,
-                "abstentions_per_episode": a["abstentions"] / n,
-                "abstention_rate": abstain,
-                "read_accuracy": accuracy,
-                "reads_audited": int(audited),
-            }
-            asked_p = a.get("probe_asked", 0.0)
-            rec["probe_questions"] = int(asked_p)
-            rec["probe_accuracy"] = a.get("probe_right", 0.0) / asked_p if asked_p else math.nan
-            rec["probe_not_available"] = a.get("probe_not_available", 0.0) / asked_p if asked_p else math.nan
-            env_s = a.get("env_s", 0.0)
-            rec["memory_s_per_episode"] = a["memory_s"] / n if "memory_s" in a else math.nan
-            rec["memory_over_physics"] = a["memory_s"] / env_s if env_s else math.nan
-            rec["memory_share_of_wall"] = a["memory_s"] / a["wall_s"] if a.get("wall_s") else math.nan
-            records.append(rec)
-            ratio = rec["memory_over_physics"]
-            body.append([c, t, int(n), f"{rec['reads_per_episode']:.1f}", f"{rec['abstentions_per_episode']:.1f}", pct(abstain),
-                         pct(accuracy), int(audited), int(asked_p), pct(rec["probe_accuracy"]), pct(rec["probe_not_available"]),
-                         "—" if math.isnan(ratio) else f"{ratio:.2f}", pct(rec["memory_share_of_wall"])])
+    for c, t, a in _cells(rows, acc):
+        audited = a["reads_correct"] + a["reads_wrong"]
+        accuracy = a["reads_correct"] / audited if audited else math.nan
+        asked = a["reads"] + a["abstentions"]
+        abstain = a["abstentions"] / asked if asked else math.nan
+        n = a["episodes"]
+        rec = {
+            "condition": c,
+            "task": t,
+            "episodes": int(n),
+            "reads_per_episode": a["reads"] / n,
+            "abstentions_per_episode": a["abstentions"] / n,
+            "abstention_rate": abstain,
+            "read_accuracy": accuracy,
+            "reads_audited": int(audited),
+        }
+        asked_p = a.get("probe_asked", 0.0)
+        rec["probe_questions"] = int(asked_p)
+        rec["probe_accuracy"] = a.get("probe_right", 0.0) / asked_p if asked_p else math.nan
+        rec["probe_not_available"] = a.get("probe_not_available", 0.0) / asked_p if asked_p else math.nan
+        env_s = a.get("env_s", 0.0)
+        rec["memory_s_per_episode"] = a["memory_s"] / n if "memory_s" in a else math.nan
+        rec["memory_over_physics"] = a["memory_s"] / env_s if env_s else math.nan
+        rec["memory_share_of_wall"] = a["memory_s"] / a["wall_s"] if a.get("wall_s") else math.nan
+        records.append(rec)
+        ratio = rec["memory_over_physics"]
+        body.append([c, t, int(n), f"{rec['reads_per_episode']:.1f}", f"{rec['abstentions_per_episode']:.1f}", pct(abstain),
+                     pct(accuracy), int(audited), int(asked_p), pct(rec["probe_accuracy"]), pct(rec["probe_not_available"]),
+                     "—" if math.isnan(ratio) else f"{ratio:.2f}", pct(rec["memory_share_of_wall"])])
     md = "\n".join(
         [
             "## Memory reads (per episode; accuracy over audited reads; abstention share of reads + abstentions)",
@@ -300,20 +303,14 @@ def history_audit_section(rows: list[Row]) -> tuple[str, list[dict[str, Any]]]:
             a[k] += float(h.get(k, 0) or 0)
     if not acc:
         return "", []
-    tasks = task_order(rows)
-    conds = [c for c in condition_order(rows) if any((t, c) in acc for t in tasks)]
     body, records = [], []
-    for c in conds:
-        for t in tasks:
-            a = acc.get((t, c))
-            if not a:
-                continue
-            n = a["decisions"]
-            rec = {"condition": c, "task": t, "episodes": int(a["episodes"]), "decisions": int(n),
-                   **{k: a[k] / n for k in AUDIT_KEYS if k != "decisions"}}
-            records.append(rec)
-            body.append([c, t, int(a["episodes"]), int(n), pct(rec["proposals_wrong"]), pct(rec["right"]), pct(rec["corrected"]),
-                         pct(rec["wrong"]), pct(rec["abstained"]), pct(rec["silent_wrong"])])
+    for c, t, a in _cells(rows, acc):
+        n = a["decisions"]
+        rec = {"condition": c, "task": t, "episodes": int(a["episodes"]), "decisions": int(n),
+               **{k: a[k] / n for k in AUDIT_KEYS if k != "decisions"}}
+        records.append(rec)
+        body.append([c, t, int(a["episodes"]), int(n), pct(rec["proposals_wrong"]), pct(rec["right"]), pct(rec["corrected"]),
+                     pct(rec["wrong"]), pct(rec["abstained"]), pct(rec["silent_wrong"])])
     md = "\n".join([
         "## Audit of every history-dependent decision (% of decisions)",
         "",
