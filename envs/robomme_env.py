@@ -27,7 +27,7 @@ import numpy as np
 
 from envs.core.base_task import RoboMMETask
 from envs.core.sampling import SceneSamplingError
-from envs.core.solvers import Executor, PlanningFailed
+from envs.core.solvers import Executor, PlanningFailed, seed_planner_randomness
 from envs.episodes import EpisodeSpec, base_seed, retry_seeds
 
 # steps a demonstration entry may still take to succeed after its solver reported a failure (a cube
@@ -134,6 +134,8 @@ class RoboMMEEnv(gym.Wrapper):
             current = spec if attempt_seed is None else replace(spec, env_seed=attempt_seed)
             self.spec_episode = current
             try:
+                # the planner's IK restarts draw from the C library's rand(): seed it from the episode
+                seed_planner_randomness(current.env_seed if current is not None else (seed or 0))
                 self.env.reset(seed=seed, options={**options, "episode": current} if current is not None else options)
                 self.steps, self.status, self.error = 0, "ongoing", None
                 video = self._play_demonstration()

@@ -25,6 +25,26 @@ class PlanningFailed(RuntimeError):
     pass
 
 
+_LIBC = None
+
+
+def seed_planner_randomness(seed: int) -> None:
+    """Seed the C library's ``rand()``, which mplib's IK restarts draw from.
+
+    ``mplib.Planner`` samples random start configurations with pinocchio's
+    ``getRandomConfiguration`` (Eigen's ``Random``, i.e. ``std::rand``), a process-wide stream nobody
+    seeds: the same episode then planned differently depending on what the process had planned
+    before it (val BinFill episode 3 timed out in a fresh process and succeeded after episode 2).
+    Called at every reset with the episode's seed, so a plan depends on the episode alone.
+    """
+    global _LIBC
+    import ctypes
+
+    if _LIBC is None:
+        _LIBC = ctypes.CDLL(None)
+    _LIBC.srand(ctypes.c_uint(int(seed) & 0xFFFFFFFF))
+
+
 def down_pose(xyz, yaw: float) -> sapien.Pose:
     """A TCP pose pointing straight down, with the fingers closing along world angle ``yaw``."""
     approach = np.array([0.0, 0.0, -1.0])
