@@ -115,7 +115,7 @@ def run_episode(spec: EpisodeSpec, parts: EpisodeParts, max_decisions: int = 10_
             right = _resolution(resolver, executed) == target
             if slot is not None:
                 history.add(right=right, proposal_right=_resolution(resolver, proposed) == target,
-                            memory_read=bool(info.get("memory_read", info.get("rewritten"))),
+                            memory_read=bool(info.get("memory_read")),
                             memory_abstained=bool(info.get("memory_abstained")))
             audit["decisions"] += 1
             audit["matches_oracle"] += int(right)

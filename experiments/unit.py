@@ -101,7 +101,7 @@ def build_parts(unit: WorkUnit, cfg, video_path=None) -> EpisodeParts:
         env = RecordEpisode(env, video_path)
     composer = build_composer(cfg.composer_for(cond), cfg, low)
     return EpisodeParts(env=env, composer=composer, memory=memory, condition=unit.condition, seed=unit.seed,
-                        streams=streams, policy=getattr(policy, "inner", policy))
+                        streams=streams, policy=policy)
 
 
 def run_unit(unit: WorkUnit, cfg) -> EpisodeResult:

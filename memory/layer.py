@@ -189,7 +189,7 @@ class MemoryLayer:
         if self.config.enabled:
             spec = self._specifier(goal).without_reads(self.config.disabled_reads)
         else:  # pass-through: do not even consult the specifier (it may be an LLM)
-            spec = MemorySpec(goal=goal if isinstance(goal, str) else str(goal))
+            spec = MemorySpec(goal=goal)
         self.spec = spec
         self._access = StructuredAccess(
             spec,
@@ -204,8 +204,6 @@ class MemoryLayer:
             tool.reset(spec, self.store)
             self._tool_time[tool.name]["reset_s"] += time.perf_counter() - t1
         for frame in demo_frames:
-            if not isinstance(frame, Frame):
-                raise TypeError(f"demo frames must be Frame objects, got {frame!r}")
             if frame.source != "video":
                 raise ValueError(f"demo frame at step {frame.step} has source {frame.source!r}; expected 'video'")
             if self.config.use_video:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class ScriptedNoise:
-    """Probability of one failed grasp attempt per pick, and its size."""
+    """How often a pick starts with a failed attempt (and how far off it is), and how often a carry slips."""
 
     p_fail_grasp: float = 0.0
     """Probability that a pick starts with one failed attempt (0: an exact policy)."""

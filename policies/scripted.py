@@ -16,7 +16,6 @@ drawn from the episode's policy stream, so policy seeds mean something on the CP
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 import numpy as np
 

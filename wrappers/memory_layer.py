@@ -79,9 +79,7 @@ class MemoryLayer(gym.Wrapper):
             else:
                 self.memory.observe(frame)
         self._obs = obs
-        acted = bool(getattr(rev, "read", rev.rewritten))
-        abstained = bool(getattr(rev, "abstained", False))
         record = {"step": current.step, "proposed": proposed, "revised": rev.text, "rewritten": rev.rewritten,
-                  "memory_read": acted, "memory_abstained": abstained}
+                  "memory_read": rev.read, "memory_abstained": rev.abstained}
         self.revisions.append(record)
         return obs, reward, terminated, truncated, dict(info, **{k: v for k, v in record.items() if k != "step"})

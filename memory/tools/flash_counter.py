@@ -337,8 +337,6 @@ class FlashCounter(Tool):
         if is_move and m.group(1) == side:
             return None  # the right side: its position word is the proposer's count, never evidence
         point = self.site_point(side)
-        if point is None and is_move and m.group(1) == side and sg.points:
-            point = (sg.points[0].y, sg.points[0].x)  # the proposal's own point for the right side
         if point is None:
             return None
         noun = m.group(2) if m else "target"
