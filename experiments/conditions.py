@@ -195,6 +195,23 @@ def condition_from_name(name: str) -> Condition:
     raise ValueError(f"unknown condition {name!r}{_hint(name, list(ALL_CONDITIONS))} (known: {', '.join(ALL_CONDITIONS)})")
 
 
+def specifier_refusal(condition: Condition, specifier: str, endpoint: str | None) -> str | None:
+    """Why ``condition`` cannot run under the memory specifier ``specifier``, or ``None`` when it can.
+
+    ``memory-single-vote`` ablates the LLM specifier's voting; the instruction parser takes no votes,
+    so under it the condition would run the full memory under another name.
+    """
+    if specifier not in ("instruction", "llm"):
+        return f"unknown specifier {specifier!r} (known: instruction, llm)"
+    if specifier == "llm" and not endpoint:
+        return "--specifier llm needs --specifier-endpoint (an OpenAI-compatible URL)"
+    if condition.memory and condition.flags.single_vote and specifier != "llm":
+        return (f"condition {condition.name!r}: the single-vote ablation needs the LLM specifier (--specifier llm "
+                "--specifier-endpoint URL); the instruction parser takes no votes, so it would run exactly "
+                "the full memory under another name")
+    return None
+
+
 def check_condition(name: str) -> str:
     """Return ``name`` if it parses as a condition, else raise (see :func:`condition_from_name`)."""
     condition_from_name(name)

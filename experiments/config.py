@@ -28,7 +28,14 @@ from pathlib import Path
 from typing import Any, Literal
 
 from envs.episodes import ALL_TASKS, SPLITS, SUITES, check_task
-from experiments.conditions import ALL_CONDITIONS, Condition, MemoryFlags, condition_from_name, name_of
+from experiments.conditions import (
+    ALL_CONDITIONS,
+    Condition,
+    MemoryFlags,
+    condition_from_name,
+    name_of,
+    specifier_refusal,
+)
 from memory.perception.config import PerceptionConfig
 from policies.noise import PAPER_NOISE, ScriptedNoise
 
@@ -69,9 +76,10 @@ class ExperimentConfig:
     policy: Literal["scripted", "openpi", "lerobot"] = "scripted"
     """Low-level policy: scripted solver (CPU default), openpi websocket server, or LeRobot in-process."""
     policy_noise: ScriptedNoise = ScriptedNoise()
-    """Scripted policy's execution noise: a failed first grasp attempt (too high or beside the object,
-    then a recovery) on a fraction of picks, drawn from the episode's policy stream; the `paper`
-    preset sets --policy-noise.p-fail-grasp 0.15 so that policy seeds differ as they do for π0.5."""
+    """Scripted policy's execution noise, drawn from the episode's policy stream: a failed first grasp
+    attempt (too high or beside the object, then a recovery) on a fraction of picks, and a slip on a
+    fraction of carries; the `paper` preset sets --policy-noise.p-fail-grasp 0.15
+    --policy-noise.p-drop 0.03 so that policy seeds differ as they do for π0.5."""
     lerobot_path: str | None = None
     """LeRobot policy: local directory of a PI05 checkpoint (LeRobot needs Python >= 3.12; see README)."""
     openpi_host: str = "localhost"
@@ -161,15 +169,10 @@ class ExperimentConfig:
             raise ConfigError(str(e)) from None
         if not self.condition_names:
             raise ConfigError("no conditions given (e.g. --conditions no-memory memory)")
-        if self.specifier == "llm" and not self.specifier_endpoint:
-            raise ConfigError("--specifier llm needs --specifier-endpoint (an OpenAI-compatible URL)")
         for name in self.condition_names:
-            c = condition_from_name(name)
-            if c.memory and c.flags.single_vote and self.specifier != "llm":
-                raise ConfigError(
-                    f"condition {name!r}: the single-vote ablation needs the LLM specifier (--specifier llm "
-                    "--specifier-endpoint URL); the instruction parser takes no votes, so it would run exactly "
-                    "the full memory under another name")
+            why = specifier_refusal(condition_from_name(name), self.specifier, self.specifier_endpoint)
+            if why:
+                raise ConfigError(why)
         _check_range("history-blind-p", self.history_blind_p, 0.0, 1.0)
         for name in ("horizon", "max_steps", "render_stride", "workers"):
             if getattr(self, name) < 1:

@@ -6,6 +6,7 @@ The table is here, in one place, so a reader can check what ``memory-no-count`` 
 
 from __future__ import annotations
 
+from experiments.conditions import specifier_refusal
 from memory.layer import MemoryConfig, MemoryLayer
 from memory.perception import PerceptionConfig, build_perception
 from memory.spec import ReadKind
@@ -34,20 +35,14 @@ class ConditionRefused(ValueError):
 def specifier_for(cond, specifier: str = "instruction", endpoint: str | None = None, model: str = "default"):
     """``(specifier, votes)`` for a condition: ``(None, 0)`` is the deterministic instruction parser.
 
-    ``single_vote`` is an ablation of the LLM specifier's voting; the instruction parser takes no
-    votes, so under it the condition would run the full method under another name: refused.
+    A condition that cannot mean anything under this specifier is refused
+    (:func:`experiments.conditions.specifier_refusal`, the same rule the CLI applies).
     """
+    why = specifier_refusal(cond, specifier, endpoint)
+    if why:
+        raise ConditionRefused(why)
     if specifier == "instruction":
-        if cond.flags.single_vote:
-            raise ConditionRefused(
-                f"{cond.name}: the single-vote ablation needs the LLM specifier (--specifier llm "
-                "--specifier-endpoint URL); the instruction parser takes no votes, so this condition "
-                "would run exactly the full memory")
         return None, 0
-    if specifier != "llm":
-        raise ConditionRefused(f"unknown specifier {specifier!r} (known: instruction, llm)")
-    if not endpoint:
-        raise ConditionRefused("--specifier llm needs --specifier-endpoint (an OpenAI-compatible URL)")
     from memory.spec import LLMSpecifier
     from policies.vlm import OpenAIChatBackend
 
