@@ -23,7 +23,6 @@ import argparse
 import datetime as dt
 import json
 import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -217,16 +216,11 @@ def per_arm(rows: list[dict]) -> dict[str, float]:
 
 # --------------------------------------------------------------------------- report
 def machine() -> list[str]:
-    model = "unknown"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return [f"- CPU: {model}, {os.cpu_count()} logical CPUs, {len(os.sched_getaffinity(0))} usable by this process",
-            f"- {platform.platform()}, Python {platform.python_version()}; rendering: SAPIEN on software Vulkan (lavapipe, CPU)",
+    from scripts.bench_loop import machine_facts
+
+    m = machine_facts()
+    return [f"- CPU: {m['cpu_model']}, {m['cpus']} logical CPUs, {m['affinity']} usable by this process",
+            f"- {m['platform']}, Python {m['python']}; rendering: SAPIEN on software Vulkan (lavapipe, CPU)",
             f"- LP_NUM_THREADS: {os.environ.get('LP_NUM_THREADS', 'unset (lavapipe: one thread per CPU)')} in the one-worker processes; "
             f"the 2-worker pool sets it to CPUs / workers per worker (experiments/executors.py)"]
 
