@@ -49,7 +49,7 @@ def task_class(task: str):
     return getattr(importlib.import_module(module), name)
 
 
-def make_env(task: str, max_steps: int = 1300, render_stride: int = 0, video_stride: int = 1, wrist: bool = False, **kwargs):
+def make_env(task: str, max_steps: int | None = None, render_stride: int = 0, video_stride: int = 1, wrist: bool = False, **kwargs):
     """Build the benchmark env for ``task`` (a fresh SAPIEN scene, rebuilt on each reset)."""
     from envs.robomme_env import RoboMMEEnv
 

@@ -51,12 +51,17 @@ class SplitSpec:
     multiplier: int
     size: int
     max_retry: int
+    max_steps: int = 1300
+    """The step budget of an episode of this split, counted after the conditioning video."""
 
 
 SPLITS: dict[str, SplitSpec] = {
     "train": SplitSpec(base=0, multiplier=1000, size=100, max_retry=7),
     "test": SplitSpec(base=500_000, multiplier=10_000, size=50, max_retry=4),
     "val": SplitSpec(base=1_000_000, multiplier=10_000, size=50, max_retry=4),
+    # the tasks pushed past their training ranges (envs/ood.py: the tier table); the benchmark's
+    # own OOD set has 50 episodes per task and an 1800-step budget
+    "ood": SplitSpec(base=2_000_000, multiplier=10_000, size=50, max_retry=7, max_steps=1800),
 }
 
 DIFFICULTY_BY_INDEX_MOD_4 = ("easy", "easy", "medium", "hard")
@@ -105,7 +110,14 @@ def base_seed(task: str, split: str, episode_idx: int) -> int:
     return sp.base + TASK_CODES[task] * sp.multiplier + 100 * episode_idx
 
 
-def difficulty_for(episode_idx: int) -> str:
+def difficulty_for(episode_idx: int, split: str = "test", task: str | None = None) -> str:
+    """``easy/easy/medium/hard`` by index mod 4; on ``ood`` the episode's tier, ``ood1``, ``ood2``, ..."""
+    if split == "ood":
+        from envs.ood import difficulty_name, tier_of
+
+        if task is None:
+            raise ValueError("an ood episode's difficulty depends on its task (its tier table)")
+        return difficulty_name(tier_of(task, episode_idx))
     return DIFFICULTY_BY_INDEX_MOD_4[episode_idx % 4]
 
 
@@ -133,4 +145,4 @@ def retry_seeds(spec: EpisodeSpec) -> list[int]:
 def episode_spec(task: str, episode_idx: int, split: str = "test") -> EpisodeSpec:
     """The manifest's spec for ``(task, split, episode_idx)``."""
     seed = base_seed(task, split, episode_idx) + retry_offset(task, split, episode_idx)
-    return EpisodeSpec(task, split, episode_idx, seed, difficulty_for(episode_idx))
+    return EpisodeSpec(task, split, episode_idx, seed, difficulty_for(episode_idx, split, task))

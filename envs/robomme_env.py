@@ -8,7 +8,7 @@ semantics:
   ``info["video"]`` (a :class:`DemoVideo`: front frames, wrist frames, joint states and the
   absolute clock of each, in the order the scene showed them); the observation is the current
   frame, so ``video.front + [obs["front_rgb"]]`` is the benchmark's list-valued observation.
-* The step budget (``max_steps``, default 1300) counts only steps after the video; the episode
+* The step budget (``max_steps``, default: the split's, 1300 or 1800 on ``ood``) counts only steps after the video; the episode
   is truncated once it is exceeded. Scene animations keep the absolute clock, which includes the
   video steps.
 * ``info["status"]`` is ``ongoing``, ``success``, ``fail``, ``timeout`` or ``error``; an
@@ -28,7 +28,7 @@ import numpy as np
 from envs.core.base_task import RoboMMETask
 from envs.core.sampling import SceneSamplingError
 from envs.core.solvers import Executor, PlanningFailed, seed_planner_randomness
-from envs.episodes import EpisodeSpec, base_seed, retry_seeds
+from envs.episodes import EpisodeSpec, base_seed, check_split, retry_seeds
 
 # steps a demonstration entry may still take to succeed after its solver reported a failure (a cube
 # still settling) before the demonstration is declared broken
@@ -63,16 +63,18 @@ class RoboMMEEnv(gym.Wrapper):
     def __init__(
         self,
         env: RoboMMETask,
-        max_steps: int = 1300,
+        max_steps: int | None = None,
         render_stride: int = 0,
         video_stride: int = 1,
         wrist: bool = False,
         demo_step_cap: int = 3000,
     ):
         super().__init__(env)
-        if max_steps <= 0:
+        if max_steps is not None and max_steps <= 0:
             raise ValueError(f"max_steps must be positive, got {max_steps!r}")
-        self.max_steps = max_steps
+        # None: each episode gets its split's budget (1300; 1800 on ood)
+        self.budget_from_split = max_steps is None
+        self._max_steps = 1300 if max_steps is None else max_steps
         self.render_stride = render_stride
         self.video_stride = max(1, video_stride)
         self.wrist = wrist
@@ -81,6 +83,16 @@ class RoboMMEEnv(gym.Wrapper):
         self.status = "ongoing"
         self.error: str | None = None
         self.spec_episode: EpisodeSpec | None = None
+
+    @property
+    def max_steps(self) -> int:
+        return self._max_steps
+
+    @max_steps.setter
+    def max_steps(self, value: int) -> None:
+        """An explicit budget: it holds for every later episode, whatever its split."""
+        self._max_steps = int(value)
+        self.budget_from_split = False
 
     @property
     def task(self) -> RoboMMETask:
@@ -128,6 +140,8 @@ class RoboMMEEnv(gym.Wrapper):
         if spec is not None and spec.task != self.task.TASK:
             raise ValueError(f"episode for task {spec.task!r} given to a {self.task.TASK} env")
         retry = bool(options.pop("retry", True))
+        if spec is not None and self.budget_from_split:
+            self._max_steps = check_split(spec.split).max_steps
         attempts = retry_seeds(spec) if (spec is not None and retry) else [None]
         reasons: list[str] = []
         for attempt_seed in attempts:

@@ -56,7 +56,7 @@ class ExperimentConfig:
     tasks: tuple[str, ...] = ("all",)
     """Task names (e.g. BinFill), suite names (counting, permanence, reference, imitation) or `all`."""
     split: str = "test"
-    """Episode split: train, test or val."""
+    """Episode split: train, test, val or ood (the tasks past their training ranges, envs/ood.py)."""
     episodes: tuple[str, ...] = ("0",)
     """Episode indices: a range `START:STOP` (e.g. 0:20, stop excluded) and/or integers (e.g. 0 3 7)."""
     seeds: tuple[int, ...] = (7,)
@@ -106,8 +106,9 @@ class ExperimentConfig:
     """When set, also run the recent-frame baseline with this many frames (adds condition recent<N>)."""
     horizon: int = 16
     """Environment steps per subgoal query (the policy's action chunk)."""
-    max_steps: int = 1300
-    """Step budget per episode, counted after the conditioning video."""
+    max_steps: int | None = None
+    """Step budget per episode, counted after the conditioning video (default: the split's, 1300;
+    1800 on ood)."""
     render_stride: int = 4
     """Render the front camera every k-th env step for the memory's tools (memory and recent-N
     conditions only; the others render only what their composer and policy need)."""
@@ -152,6 +153,8 @@ class ExperimentConfig:
             raise ConfigError("no tasks given (use task names, suite names or `all`)")
         expand_tasks(self.tasks)
         parse_episodes(self.episodes, self.split)
+        if self.max_steps is None:  # frozen: resolved once, so config.json names the budget used
+            object.__setattr__(self, "max_steps", SPLITS[self.split].max_steps)
         if not self.seeds:
             raise ConfigError("no seeds given (e.g. --seeds 7 11 23)")
         if len(set(self.seeds)) != len(self.seeds):

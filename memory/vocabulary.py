@@ -37,8 +37,9 @@ __all__ = [
     "reference_binding",
 ]
 
-COLOUR_WORDS: tuple[str, ...] = ("red", "green", "blue")
-"""Object colours the scenes use; the colour tool has a predicate for each."""
+COLOUR_WORDS: tuple[str, ...] = ("red", "green", "blue", "yellow", "cyan", "magenta")
+"""Object colours the scenes use (the ood split adds yellow, cyan and magenta cubes); the colour
+tool has a hue window for each."""
 
 APPEARANCE_WORDS = frozenset(COLOUR_WORDS) | {"white", "gray", "grey", "purple", "salmon", "colored", "coloured"}
 """Words that describe how something looks now: the current view can answer them, so they never trigger a read."""

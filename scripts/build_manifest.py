@@ -75,7 +75,7 @@ def search_episode(env, task: str, split: str, episode: int, max_retry: int):
 
     first_resettable, reasons, lines = None, [], []
     for r in range(max_retry + 1):
-        spec = EpisodeSpec(task, split, episode, base_seed(task, split, episode) + r, difficulty_for(episode))
+        spec = EpisodeSpec(task, split, episode, base_seed(task, split, episode) + r, difficulty_for(episode, split, task))
         out = run_oracle(env, spec, retry=False)
         why = out.error or out.fail_reason or ""
         lines.append(f"{task} {split} ep{episode} r={r} {out.status} {out.wall_s:.1f}s {why}".rstrip())

@@ -24,6 +24,7 @@ from mani_skill.utils.scene_builder.table import TableSceneBuilder
 
 from envs.core.checker import SequentialChecker, SubgoalEntry
 from envs.core.render_lod import DEFAULT_RENDER_LOD, check_render_lod, lod_agent_class
+from envs.ood import OodTier, ood_tier, parse_difficulty
 
 REST_QPOS = np.array([0.0, 0.0, 0.0, -np.pi / 2, 0.0, np.pi / 2, np.pi / 4])
 FRONT_EYE = [0.3, 0.0, 0.4]
@@ -55,6 +56,7 @@ class RoboMMETask(BaseEnv):
         kwargs.setdefault("reward_mode", "none")
         self.layout: Any = None
         self.difficulty = "easy"
+        self.ood: OodTier | None = None  # the tier's sampler options on an ood episode, else None
         self.clock = 0
         self.checker: SequentialChecker | None = None
         self._latched: dict[int, str] = {}
@@ -69,6 +71,11 @@ class RoboMMETask(BaseEnv):
 
     def build_scene(self) -> None:
         raise NotImplementedError
+
+    def ood_option(self, name: str, default=None):
+        """The value of sampler option ``name`` this episode's ood tier sets, else ``default``
+        (every in-distribution episode: its draws stay exactly as they were)."""
+        return default if self.ood is None else self.ood.get(name, default)
 
     def place_scene(self) -> None:
         raise NotImplementedError
@@ -173,9 +180,12 @@ class RoboMMETask(BaseEnv):
         if isinstance(seed, (list, tuple)):  # ManiSkill's constructor resets with [2022]
             seed = int(seed[0])
         difficulty = options.get("difficulty") or (spec.difficulty if spec is not None else ("easy", "medium", "hard")[seed % 3])
+        # an ood tier samples as hard with its tier's sampler options (envs/ood.py)
+        difficulty, tier = parse_difficulty(difficulty)
         if difficulty not in ("easy", "medium", "hard"):
-            raise ValueError(f"unknown difficulty {difficulty!r} (easy, medium, hard)")
+            raise ValueError(f"unknown difficulty {difficulty!r} (easy, medium, hard, ood<tier>)")
         self.difficulty = difficulty
+        self.ood = ood_tier(self.TASK, tier) if tier else None
         self.layout = self.sample_layout(np.random.default_rng(seed), difficulty)
         options["reconfigure"] = True
         options.pop("episode", None)

@@ -132,6 +132,14 @@ def sample_colours(rng: np.random.Generator, picks: int) -> tuple[tuple[str, ...
     return tuple(under), tuple(wanted)
 
 
+def sample_ood_colours(rng: np.random.Generator, picks: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The ood split's :func:`sample_colours`: the three hidden cubes drawn from all six cube colours
+    (yellow, cyan and magenta among them), ``picks`` of them to uncover in order."""
+    under = [str(c) for c in rng.permutation(["red", "green", "blue", "yellow", "cyan", "magenta"])[:3]]
+    wanted = [str(c) for c in rng.permutation(under)][:picks]
+    return tuple(under), tuple(wanted)
+
+
 def square_delta(a: float, b: float) -> float:
     """Smallest rotation taking yaw ``a`` to yaw ``b`` for a square (90-degree symmetry)."""
     q = np.pi / 2
@@ -147,7 +155,9 @@ def plan_swaps(rng: np.random.Generator, containers, n_swaps: int, n_cubes: int 
         if s < 2:
             a = order[s]
         else:
-            rest = [i for i in range(len(xy)) if i not in movers]
+            # every container has moved once (only with more swaps than containers, the ood split's):
+            # any container but the last mover
+            rest = [i for i in range(len(xy)) if i not in movers] or [i for i in range(len(xy)) if i != movers[-1]]
             a = int(rng.choice(rest))
         movers.append(a)
         d = [np.inf if j == a else float(np.linalg.norm(xy[j] - xy[a])) for j in range(len(xy))]
@@ -376,8 +386,10 @@ class UnmaskTask(RoboMMETask):
     def goal_suffix(self) -> str:
         cs = self.layout.pick_colours
         text = f"pick up the container hiding the {cs[0]} cube"
+        for c in cs[1:-1]:  # the ood split's third pick: a middle clause, the last one stays "finally"
+            text += f", then pick up another container hiding the {c} cube"
         if len(cs) > 1:
-            text += f", finally pick up another container hiding the {cs[1]} cube"
+            text += f", finally pick up another container hiding the {cs[-1]} cube"
         return text
 
     def candidates(self, option: str):

@@ -13,6 +13,8 @@ RED = (1.0, 0.0, 0.0)
 GREEN = (0.0, 1.0, 0.0)
 BLUE = (0.0, 0.0, 1.0)
 COLOURS: dict[str, tuple[float, float, float]] = {"red": RED, "green": GREEN, "blue": BLUE}
+# the ood split's distractor and extra cubes (envs/ood.py): hues no in-distribution scene shows
+COLOURS.update({"yellow": (1.0, 1.0, 0.0), "cyan": (0.0, 1.0, 1.0), "magenta": (1.0, 0.0, 1.0)})
 PURPLE = (160 / 255, 32 / 255, 240 / 255)
 GRAY = (128 / 255, 128 / 255, 128 / 255)
 WHITE = (1.0, 1.0, 1.0)

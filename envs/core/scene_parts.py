@@ -38,6 +38,16 @@ def sample_cubes(placer: TablePlacer, colours: list[str], center, half, min_gap=
     return out
 
 
+def sample_distractors(rng: np.random.Generator, placer: TablePlacer, count: int, center, half,
+                       min_gap=0.02) -> list[Placed]:
+    """``count`` clutter cubes in colours no in-distribution scene uses (yellow, cyan, magenta; a
+    random choice, cycling when more are asked): the ood split's distractors."""
+    from envs.ood import NEW_COLOURS
+
+    order = [str(c) for c in rng.permutation(NEW_COLOURS)]
+    return sample_cubes(placer, [order[i % len(order)] for i in range(count)], center, half, min_gap=min_gap)
+
+
 def sample_target(placer: TablePlacer, label: str, center, half, radius=0.04, min_gap=0.02) -> Placed:
     fp = placer.place(center, half, radius, circle=True, yaw=0.0, min_gap=min_gap, what=label)
     return Placed(label, fp.x, fp.y)

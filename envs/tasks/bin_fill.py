@@ -91,6 +91,8 @@ class BinFill(ButtonMixin, RoboMMETask):
         n_spawn = int(rng.integers(spawn_range[0], spawn_range[1] + 1))
         n_colours = int(rng.integers(colour_range[0], colour_range[1] + 1))
         n_deposit = int(rng.integers(deposit_range[0], deposit_range[1] + 1))
+        if self.ood is not None:  # more deposits than training ever counts, out of a full table
+            n_spawn, n_colours, n_deposit = (self.ood.draw(rng, k) for k in ("spawn", "colours", "deposits"))
         chosen = list(present[:n_colours])  # present is already shuffled: a random subset, random order
         target = {c: 1 for c in chosen}
         for _ in range(n_deposit - len(chosen)):

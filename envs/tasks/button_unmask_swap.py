@@ -32,7 +32,7 @@ import numpy as np
 
 from envs.core import primitives as P
 from envs.core.checker import SubgoalEntry
-from envs.core.containers import UnmaskLayout, UnmaskTask, plan_swaps, sample_at_anchors, sample_colours
+from envs.core.containers import UnmaskLayout, UnmaskTask, plan_swaps, sample_at_anchors, sample_colours, sample_ood_colours
 from envs.core.sampling import TablePlacer
 from envs.core.scene_parts import ButtonMixin, button_keep_out, pose_button, sample_button
 from envs.tasks.video_unmask_swap import COUNTS, sample_swap_and_pick_counts
@@ -61,6 +61,9 @@ class ButtonUnmaskSwap(ButtonMixin, UnmaskTask):
         under, _ = sample_colours(rng, 0)
         n_swaps, n_picks = sample_swap_and_pick_counts(rng, difficulty)
         wanted = tuple(str(c) for c in rng.permutation(["red", "green", "blue"])[:n_picks])
+        if self.ood is not None:  # more swaps than training ever follows, more picks, new cube colours
+            n_swaps = self.ood.draw(rng, "swaps")
+            under, wanted = sample_ood_colours(rng, self.ood.draw(rng, "picks"))
         return UnmaskLayout(tuple(containers), under, wanted, swaps=plan_swaps(rng, containers, n_swaps), buttons=buttons)
 
     def build_scene(self) -> None:

@@ -5,7 +5,7 @@ of a random colour and a tail of the complementary colour (the same colours on a
 fixed yellow box (#FFD289) with a square through-hole (half-width 0.017; outer half-width 0.04;
 0.1 deep) centred at (U(-0.1, 0.1), U(-0.1, 0.1), 0.04) with a yaw of 90° ± 20°, so the hole runs
 roughly along y. The pegs lie in [-0.2, 0.2] x [-0.3, 0.3], at least 0.075 apart and clear of the
-box, with a yaw of U(-45°, 45°). Peg 0 is the one used.
+box, with a yaw of U(-45°, 45°); on the ood split four pegs, at any yaw. Peg 0 is the one used.
 
 Random choices: which end is grasped (head or tail, called the "near" or "far" end by which one
 is closer in x to the robot base) and from which side the peg goes in (left = +y, right = -y).
@@ -86,9 +86,12 @@ class InsertPeg(I.SegGroundMixin, RoboMMETask):
         box = Footprint(float(bx), float(by), BOX_HALF_DEPTH, BOX_HALF, byaw)
         placer = TablePlacer(rng, [box.padded(0.04)])
         pegs: list[PegPose] = []
-        for k in range(N_PEGS):
+        # the ood split: a fourth peg, and pegs at any yaw
+        n_pegs = self.ood_option("pegs", N_PEGS)
+        yaws = (-np.pi, np.pi) if self.ood_option("full_yaw", False) else (-np.pi / 4, np.pi / 4)
+        for k in range(n_pegs):
             for _ in range(64):
-                fp = placer.place((0.0, 0.0), (0.2, 0.3), PEG_LINK, PEG_HALF, yaw_range=(-np.pi / 4, np.pi / 4), min_gap=0.02, what=f"peg {k}")
+                fp = placer.place((0.0, 0.0), (0.2, 0.3), PEG_LINK, PEG_HALF, yaw_range=yaws, min_gap=0.02, what=f"peg {k}")
                 if all(np.hypot(fp.x - q.x, fp.y - q.y) >= 0.075 for q in pegs):
                     pegs.append(PegPose(fp.x, fp.y, fp.yaw))
                     break
@@ -104,7 +107,7 @@ class InsertPeg(I.SegGroundMixin, RoboMMETask):
     def build_scene(self) -> None:
         L = self.layout
         tail = tuple(1.0 - v for v in L.head_rgb)
-        self.pegs = [I.build_peg(self.scene, f"peg{k}", PEG_LINK, PEG_HALF, L.head_rgb, tail) for k in range(N_PEGS)]
+        self.pegs = [I.build_peg(self.scene, f"peg{k}", PEG_LINK, PEG_HALF, L.head_rgb, tail) for k in range(len(L.pegs))]
         self.ends = [I.peg_links(p, f"peg{k}") for k, p in enumerate(self.pegs)]  # (head, tail)
         self.box = I.build_holed_box(self.scene, "box", HOLE_HALF, BOX_HALF, BOX_HALF_DEPTH, BOX_RGB)
         self.core = I.build_box_core(self.scene, "box_core", HOLE_HALF, BOX_HALF, BOX_HALF_DEPTH)

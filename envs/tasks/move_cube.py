@@ -25,6 +25,9 @@ grasp_putdown ends with the standard place (within 0.05, released). Failure: peg
 lifted or on the target before the peg is picked; gripper_push: the cube or the peg lifted;
 grasp_putdown: the cube on the target before it is picked, or the peg lifted.
 
+On the ood split the second configuration puts goal and cube on a ring of radii 0.08-0.16
+around the centre and the peg at any yaw.
+
 Only memory answers: the manner. The second configuration looks like any MoveCube scene.
 """
 
@@ -50,6 +53,7 @@ PEG_HALF = 0.01
 PUSH_TOLERANCE = 0.048
 PLACE_TOLERANCE = 0.05
 GOAL_RADIUS = 0.04
+ANNULUS = (0.08, 0.16)  # the ood split's ring of goal and cube positions (radii, m)
 
 
 @dataclass(frozen=True)
@@ -66,15 +70,36 @@ class MoveCubeLayout:
     manner: str
 
 
-def sample_config(rng: np.random.Generator, goal_half: float) -> MoveCubeConfig:
+def annulus_point(rng: np.random.Generator, r_in: float, r_out: float) -> tuple[float, float]:
+    """A point uniform over the ring ``r_in <= |p| <= r_out`` around the workspace centre."""
+    r, a = np.sqrt(rng.uniform(r_in**2, r_out**2)), rng.uniform(0.0, 2 * np.pi)
+    return float(r * np.cos(a)), float(r * np.sin(a))
+
+
+def sample_config(rng: np.random.Generator, goal_half: float, annulus: bool = False) -> MoveCubeConfig:
+    """One configuration. ``annulus`` (the ood split's): the peg at any yaw, the goal and the cube
+    on a ring ``ANNULUS`` around the centre instead of in the central square, so the push or carry
+    runs in directions and at distances the training squares never ask for."""
     side = 1.0 if rng.random() < 0.5 else -1.0
     px, py = rng.uniform(-0.05, 0.05), side * 0.2 + rng.uniform(-0.05, 0.05)
-    pyaw = float(rng.uniform(-np.pi / 4, np.pi / 4))
+    pyaw = float(rng.uniform(-np.pi, np.pi)) if annulus else float(rng.uniform(-np.pi / 4, np.pi / 4))
     peg = Footprint(float(px), float(py), PEG_LINK, PEG_HALF, pyaw)
     placer = TablePlacer(rng, [peg])
-    goal = placer.place((0.0, 0.0), goal_half, GOAL_RADIUS, circle=True, yaw=0.0, min_gap=0.01, what="goal")
+    if annulus:
+        goal = None
+        for _ in range(256):
+            try:
+                goal = placer.place(annulus_point(rng, *ANNULUS), 0.0, GOAL_RADIUS, circle=True, yaw=0.0, min_gap=0.01,
+                                    max_trials=1, what="goal")
+                break
+            except SceneSamplingError:
+                continue
+        if goal is None:
+            raise SceneSamplingError("no goal position on the annulus clear of the peg")
+    else:
+        goal = placer.place((0.0, 0.0), goal_half, GOAL_RADIUS, circle=True, yaw=0.0, min_gap=0.01, what="goal")
     for _ in range(256):
-        nominal = rng.uniform(-0.1, 0.1, size=2)
+        nominal = np.array(annulus_point(rng, *ANNULUS)) if annulus else rng.uniform(-0.1, 0.1, size=2)
         if np.hypot(nominal[0] - goal.x, nominal[1] - goal.y) < 0.10:
             continue
         try:
@@ -99,7 +124,7 @@ class MoveCube(I.SegGroundMixin, RoboMMETask):
     # ------------------------------------------------------------------ layout
     def sample_layout(self, rng: np.random.Generator, difficulty: str) -> MoveCubeLayout:
         first = sample_config(rng, 0.15)
-        second = sample_config(rng, 0.10)
+        second = sample_config(rng, 0.10, annulus=bool(self.ood_option("annulus", False)))
         return MoveCubeLayout(first, second, MANNERS[int(rng.integers(3))])
 
     def build_scene(self) -> None:

@@ -4,7 +4,7 @@ Scene: the stick robot (``panda_stick``: a Panda with a rigid stick instead of a
 n x n grid of gray ring dots (radius 0.02, spacing 0.10, centred at (-0.1, 0) on the table):
 3 x 3 (easy), 4 x 4 (medium) or 5 x 5 (hard). A pattern is a simple path over the grid found by a
 randomised 8-connected depth-first search between two random dots (diagonal steps allowed); it
-has 2-4 (easy), 3-5 (medium) or 4-8 (hard) dots.
+has 2-4 (easy), 3-5 (medium) or 4-8 (hard) dots; 9-18 on the ood split (5 x 5 grid).
 
 A dot is *touched* when the stick tip is within 0.01 of it horizontally and below z 0.1. A touched
 dot flashes red for 40 steps; while the tip is below 0.1 it leaves small white spheres behind that
@@ -64,7 +64,8 @@ class PatternLock(I.StickTaskMixin, RoboMMETask):
     # ------------------------------------------------------------------ layout
     def sample_layout(self, rng: np.random.Generator, difficulty: str) -> PatternLockLayout:
         n = SIZES[difficulty]
-        return PatternLockLayout(n, tuple(I.dfs_path(rng, n, LENGTHS[difficulty])))
+        length = LENGTHS[difficulty] if self.ood is None else self.ood.get("length")  # ood: 9-18 dots
+        return PatternLockLayout(n, tuple(I.dfs_path(rng, n, length)))
 
     def cell_xy(self, cell) -> np.ndarray:
         n = self.layout.n

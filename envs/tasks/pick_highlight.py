@@ -3,7 +3,8 @@
 Scene: a button near the robot ((-0.2, 0), offsets ±0.05 in x and ±0.2 in y) and 3 (easy),
 4 (medium) or 6 (hard) cubes in the region (-0.1, 0) ± 0.2 with a 4 cm gap; each cube's colour
 is drawn independently from red/green/blue, so look-alikes are common. One, two or three of the
-cubes (easy, medium, hard) are the highlighted ones.
+cubes (easy, medium, hard) are the highlighted ones. On the ood split 4-5 of 7-8 cubes are, each
+cube of an arbitrary hue, and the pick subgoals name no colour.
 
 Timeline (live, no video): from step 10 to step 100 a white disc of radius 5 cm lies under each
 highlighted cube, i.e. while the robot goes to press the button. The discs also go away the
@@ -45,11 +46,21 @@ HIGHLIGHT_COUNT = {"easy": 1, "medium": 2, "hard": 3}
 HIGHLIGHT_WINDOW = (10, 100)  # absolute steps during which the discs are shown
 
 
+def any_hue(rng: np.random.Generator) -> tuple[float, float, float]:
+    """A vivid cube colour of arbitrary hue (the ood split's): hue U(0, 360), saturation and value
+    U(0.75, 1) so it reads as a coloured cube like the in-distribution ones, whatever its name."""
+    import colorsys
+
+    h, sat, val = rng.uniform(0.0, 1.0), rng.uniform(0.75, 1.0), rng.uniform(0.75, 1.0)
+    return tuple(float(v) for v in colorsys.hsv_to_rgb(h, sat, val))
+
+
 @dataclass(frozen=True)
 class PickHighlightLayout:
     button: Placed
     cubes: tuple[Placed, ...]
     highlighted: tuple[int, ...]  # cube indices, in the oracle's pick order (far to near)
+    rgbs: tuple[tuple[float, float, float], ...] | None = None  # ood: each cube's own arbitrary hue
 
 
 class PickHighlight(ReferenceTask):
@@ -64,13 +75,22 @@ class PickHighlight(ReferenceTask):
         # the oracle picks far-to-near as seen by the front camera, so the arm, resting above the
         # cube it just put down, never hides the next one from view
         chosen = sorted((int(i) for i in chosen), key=lambda i: cubes[i].x)
-        return PickHighlightLayout(button, tuple(cubes), tuple(chosen))
+        if self.ood is None:
+            return PickHighlightLayout(button, tuple(cubes), tuple(chosen))
+        # more cubes and more picks than training, in arbitrary hues that no colour word names
+        placer = TablePlacer(rng, [button_keep_out(button)])
+        n = self.ood.draw(rng, "cubes")
+        cubes = sample_cubes(placer, ["cube"] * n, (-0.1, 0.0), 0.2, min_gap=0.04)
+        chosen = rng.choice(n, size=self.ood.draw(rng, "highlights"), replace=False)
+        chosen = sorted((int(i) for i in chosen), key=lambda i: cubes[i].x)
+        return PickHighlightLayout(button, tuple(cubes), tuple(chosen), tuple(any_hue(rng) for _ in range(n)))
 
     # ------------------------------------------------------------------ scene
     def build_scene(self) -> None:
         L = self.layout
         self.button = P.build_button(self.scene, "button")
-        self.cubes = [P.build_cube(self.scene, f"cube_{i}_{c.label}", P.COLOURS[c.label]) for i, c in enumerate(L.cubes)]
+        rgbs = L.rgbs or tuple(P.COLOURS[c.label] for c in L.cubes)
+        self.cubes = [P.build_cube(self.scene, f"cube_{i}_{c.label}", rgb) for i, (c, rgb) in enumerate(zip(L.cubes, rgbs))]
         self.highlights = HighlightDiscs(self.scene, [self.cubes[i] for i in L.highlighted])
 
     def place_scene(self) -> None:
@@ -123,6 +143,8 @@ class PickHighlight(ReferenceTask):
     # ------------------------------------------------------------------ subgoals
     def _pick_words(self, k: int, colour: str) -> tuple[str, str]:
         which = "highlighted cube" if len(self.layout.highlighted) == 1 else f"{ordinal_word(k)} highlighted cube"
+        if self.layout.rgbs is not None:  # arbitrary hues: the subgoal names no colour
+            return f"pick up the {which}", f"pick up the {which} at <>"
         return f"pick up the {which}, which is {colour}", f"pick up the {which} at <>, which is {colour}"
 
     def _assign_pick(self, entry: SubgoalEntry) -> None:

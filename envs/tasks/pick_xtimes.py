@@ -2,7 +2,8 @@
 
 Scene: a button near the robot; one (easy) or three (medium, hard) cubes of distinct pure
 colours and one purple target disc in the region (-0.1, 0) ± 0.2. One cube is the target cube.
-N is 1-3 (easy, medium) or 4-5 (hard). The repetitions leave no trace in the scene: after the
+N is 1-3 (easy, medium) or 4-5 (hard); on the ood split 6-8, with 1-3 distractor cubes in
+yellow, cyan or magenta (``envs/ood.py``). The repetitions leave no trace in the scene: after the
 third place the scene looks like after the first, so only a count of past places tells the robot
 whether to pick again or to press the button.
 
@@ -31,6 +32,7 @@ from envs.core.scene_parts import (
     pose_flat,
     sample_button,
     sample_cubes,
+    sample_distractors,
     sample_target,
 )
 
@@ -57,7 +59,11 @@ class PickXtimes(ButtonMixin, RoboMMETask):
         cubes = sample_cubes(placer, colours, (-0.1, 0.0), 0.2)
         target = sample_target(placer, "target", (-0.1, 0.0), 0.2)
         repeats = int(rng.integers(4, 6)) if difficulty == "hard" else int(rng.integers(1, 4))
-        return PickXtimesLayout(button, tuple(cubes), target, int(rng.integers(len(cubes))), repeats, int(rng.integers(2)))
+        target_cube, goal_variant = int(rng.integers(len(cubes))), int(rng.integers(2))
+        if self.ood is not None:  # more repetitions than training ever counts, amid new-colour clutter
+            repeats = self.ood.draw(rng, "repeats")
+            cubes += sample_distractors(rng, placer, self.ood.draw(rng, "distractors"), (-0.1, 0.0), 0.2)
+        return PickXtimesLayout(button, tuple(cubes), target, target_cube, repeats, goal_variant)
 
     # ------------------------------------------------------------------ scene
     def build_scene(self) -> None:

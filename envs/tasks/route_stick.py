@@ -80,7 +80,7 @@ class RouteStick(I.StickTaskMixin, RoboMMETask):
     # ------------------------------------------------------------------ layout
     def sample_layout(self, rng: np.random.Generator, difficulty: str) -> RouteStickLayout:
         angle = float(rng.uniform(-np.pi / 6, np.pi / 6))
-        lo, hi = STEPS[difficulty]
+        lo, hi = STEPS[difficulty] if self.ood is None else self.ood.get("steps")  # ood: 8-14 steps
         steps = int(rng.integers(lo, hi + 1))
         walk = I.random_walk(rng, N_SLOTS // 2 + 1, steps, backtrack=difficulty == "hard")
         senses = tuple(SENSES[int(rng.integers(2))] for _ in range(steps))

@@ -5,7 +5,8 @@ cube of a random RGB colour that is visual only (kinematic, no collision). The c
 0.6 m straight line centred on the target (the y axis turned by U(-30°, 30°)), back and forth,
 each pass lasting mi ∈ {60, 80, 120} steps with smoothstep easing; it makes at most 5 passes, so
 it is over the target at steps mi·(j - 1/2), j = 1..5 (the arrivals). k ∈ {2..5} ("stop time");
-difficulty changes nothing. There is no video: the motion runs live from step 0.
+difficulty changes nothing. On the ood split k is 6-10 of at most 10 passes, mi = 60 only.
+There is no video: the motion runs live from step 0.
 
 Timeline and subgoals: "move to the top of the button to prepare" (TCP within 0.03 of the
 button horizontally, below z 0.2); "remain static" checkpoints, pure time marks passed at steps
@@ -39,6 +40,7 @@ from envs.core.scene_parts import ButtonMixin, Placed, button_keep_out, pose_but
 
 PASS_STEPS = (60, 80, 120)
 MAX_PASSES = 5
+OOD_MAX_PASSES = 10  # the ood split stops on pass 6-10
 LINE_HALF = 0.3
 TARGET_RADIUS = 0.036
 ON_TARGET = 0.06
@@ -59,6 +61,7 @@ class StopCubeLayout:
     pass_steps: int  # mi
     stop_time: int  # k
     goal_variant: int
+    max_passes: int = MAX_PASSES  # the ood split's later stops need more passes (OOD_MAX_PASSES)
 
     @property
     def direction(self) -> np.ndarray:
@@ -70,7 +73,7 @@ class StopCubeLayout:
 
     @property
     def arrivals(self) -> tuple[int, ...]:
-        return tuple(self.arrival(j) for j in range(1, MAX_PASSES + 1))
+        return tuple(self.arrival(j) for j in range(1, self.max_passes + 1))
 
     @property
     def window(self) -> tuple[int, int]:
@@ -79,7 +82,7 @@ class StopCubeLayout:
     def offset(self, clock: int) -> float:
         """Signed position of the cube along the line at step ``clock`` (0 = over the target)."""
         mi = self.pass_steps
-        j = min(clock // mi, MAX_PASSES - 1) if clock >= 0 else 0
+        j = min(clock // mi, self.max_passes - 1) if clock >= 0 else 0
         u = float(np.clip((clock - j * mi) / mi, 0.0, 1.0))
         e = 3 * u * u - 2 * u * u * u
         s = -LINE_HALF + 2 * LINE_HALF * e
@@ -112,7 +115,13 @@ class StopCube(ButtonMixin, RoboMMETask):
         colour = tuple(float(v) for v in rng.uniform(0.0, 1.0, 3))
         mi = int(PASS_STEPS[int(rng.integers(len(PASS_STEPS)))])
         k = int(rng.integers(2, 6))
-        return StopCubeLayout(button, Placed("target", fp.x, fp.y), angle, colour, mi, k, int(rng.integers(2)))
+        variant = int(rng.integers(2))
+        if self.ood is None:
+            return StopCubeLayout(button, Placed("target", fp.x, fp.y), angle, colour, mi, k, variant)
+        # later stops than training ever counts, at the fastest speed only
+        k = self.ood.draw(rng, "stop_pass")
+        mi = min(PASS_STEPS) if self.ood.get("fastest") else mi
+        return StopCubeLayout(button, Placed("target", fp.x, fp.y), angle, colour, mi, k, variant, OOD_MAX_PASSES)
 
     # ------------------------------------------------------------------ scene
     def build_scene(self) -> None:
@@ -299,7 +308,7 @@ class StopCube(ButtonMixin, RoboMMETask):
         if j is None:
             return None
         press = self.ground_template("press the button to stop the cube on the target at <>", self.target)
-        remaining = MAX_PASSES - j + 1
+        remaining = self.layout.max_passes - j + 1
         return HistorySlot("press at this arrival or wait", (press,) + ("remain static",) * (remaining - 1))
 
     def probe_questions(self):

@@ -4,7 +4,7 @@ Scene: a button near the robot; one (easy) or three (medium, hard) cubes of dist
 colours in the region (-0.1, 0) ± 0.25, one of them the target cube; two gray target discs of
 radius 0.04, one sampled in (-0.1, -0.2) ± 0.1 (the right-side target: smaller y, the robot's
 right) and one in (-0.1, +0.2) ± 0.1 (the left-side target). N is 1-3 (easy), 1-2 (medium) or
-3 (hard). There is no video: the episode starts live.
+3 (hard); on the ood split 4-8, with 1-3 distractor cubes in new colours. There is no video: the episode starts live.
 
 Timeline: pick up the cube; carry it over the right-side target, then over the left-side one,
 N times; put it down on the table; press the button. A visit is counted when the cube enters a
@@ -47,6 +47,7 @@ from envs.core.scene_parts import (
     pose_flat,
     sample_button,
     sample_cubes,
+    sample_distractors,
     sample_target,
 )
 
@@ -84,8 +85,11 @@ class SwingXtimes(ButtonMixin, RoboMMETask):
             repeats = int(rng.integers(1, 3))
         else:
             repeats = 3
-        return SwingXtimesLayout(button, tuple(cubes), right, left, int(rng.integers(len(cubes))), repeats,
-                                 int(rng.integers(2)))
+        target_cube, variant = int(rng.integers(len(cubes))), int(rng.integers(2))
+        if self.ood is not None:  # more swings than training ever counts, amid new-colour clutter
+            repeats = self.ood.draw(rng, "repeats")
+            cubes += sample_distractors(rng, placer, self.ood.draw(rng, "distractors"), (-0.1, 0.0), 0.25)
+        return SwingXtimesLayout(button, tuple(cubes), right, left, target_cube, repeats, variant)
 
     # ------------------------------------------------------------------ scene
     def build_scene(self) -> None:

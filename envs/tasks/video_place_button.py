@@ -49,7 +49,7 @@ class VideoPlaceButton(TargetRecallTask):
     SPOT_RADIUS = 0.06
 
     def sample_layout(self, rng: np.random.Generator, difficulty: str) -> VideoPlaceButtonLayout:
-        n = TARGET_COUNT[difficulty]
+        n = TARGET_COUNT[difficulty] + self.ood_option("extra_targets", 0)  # ood: more targets and placements
         button, cubes, targets, spot, target_cube = self.sample_scene(rng, difficulty, n, self.SPOT_RADIUS)
         when = "before" if rng.random() < 0.5 else "after"
         return VideoPlaceButtonLayout(button, cubes, targets, spot, target_cube, when, self.sample_swap(rng, difficulty, n))

@@ -14,6 +14,8 @@ Goal: "... place the {colour} cube on the {i-th} target it was previously placed
 Subgoals: "pick up the {colour} cube", then "place the {colour} cube onto the correct target"
 (grounded on the i-th visited target, wherever the swap took it).
 
+On the ood split there are 5-6 targets and the video visits every one (5-6 placements).
+
 Failure: lifting any other cube, or setting the cube down on any other target.
 
 Memory: all targets look alike and the cube sits on bare table at decision time; only the order
@@ -51,13 +53,15 @@ class VideoPlaceOrder(TargetRecallTask):
     SPOT_RADIUS = 0.1
 
     def sample_layout(self, rng: np.random.Generator, difficulty: str) -> VideoPlaceOrderLayout:
-        button, cubes, targets, spot, target_cube = self.sample_scene(rng, difficulty, N_TARGETS, self.SPOT_RADIUS)
-        n = int(rng.integers(2, N_TARGETS + 1))
-        order = tuple(int(i) for i in rng.permutation(N_TARGETS)[:n])
+        # the ood split: more targets, every one of them visited (more placements than training)
+        n_targets = N_TARGETS if self.ood is None else self.ood.draw(rng, "targets")
+        button, cubes, targets, spot, target_cube = self.sample_scene(rng, difficulty, n_targets, self.SPOT_RADIUS)
+        n = int(rng.integers(2, N_TARGETS + 1)) if self.ood is None else n_targets
+        order = tuple(int(i) for i in rng.permutation(n_targets)[:n])
         press_after = int(rng.integers(1, n + 1))
         answer = int(rng.integers(1, n + 1))
         return VideoPlaceOrderLayout(button, cubes, targets, spot, target_cube, order, press_after, answer,
-                                     self.sample_swap(rng, difficulty, N_TARGETS))
+                                     self.sample_swap(rng, difficulty, n_targets))
 
     @property
     def correct_target(self) -> int:

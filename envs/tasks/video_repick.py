@@ -5,7 +5,8 @@ one random colour, each within ±0.07 of an anchor point (a triangle or a line o
 rotated about the origin by a random angle). Hard: fifteen cubes, five rounds of red, green and
 blue in shuffled order, in the region (-0.1, 0) ± (0.2, 0.25) with a 3 cm gap (the gap is our
 choice: enough for the open fingers). One cube is the demonstrated one.
-N (the repetition count) is 1-3.
+N (the repetition count) is 1-3. On the ood split: 4-5 cubes of one colour in (-0.05, 0) ±
+(0.15, 0.2), 4-6 swaps, N 2-3.
 
 Video (scripted, inside reset): the arm picks the demonstrated cube up and drops it back on
 the table. With swaps (easy 1-2, medium 2-3, hard none) it then moves to its home pose, stays
@@ -76,6 +77,13 @@ class VideoRepick(ReferenceTask):
         repeats = int(rng.integers(1, 4))
         lo, hi = SWAPS[difficulty]
         n_swaps = int(rng.integers(lo, hi + 1))
+        if self.ood is not None:
+            # a handful of look-alikes (one colour) swapped more often than training ever shows
+            placer = TablePlacer(rng, [button_keep_out(button)])
+            colour = COLOURS[int(rng.integers(3))]
+            cubes = sample_cubes(placer, [colour] * self.ood.draw(rng, "cubes"), (-0.05, 0.0), (0.15, 0.2), min_gap=0.04)
+            shape, target = None, int(rng.integers(len(cubes)))
+            repeats, n_swaps = self.ood.draw(rng, "repeats"), self.ood.draw(rng, "swaps")
         firsts = [target] + [int(rng.integers(len(cubes))) for _ in range(n_swaps - 1)]
         return VideoRepickLayout(button, tuple(cubes), target, repeats, tuple(firsts[:n_swaps]), shape)
 

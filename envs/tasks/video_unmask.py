@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from envs.core.checker import SubgoalEntry
-from envs.core.containers import REVEAL_END, SWAP_START, UnmaskLayout, UnmaskTask, sample_colours, sample_in_region
+from envs.core.containers import REVEAL_END, SWAP_START, UnmaskLayout, UnmaskTask, sample_colours, sample_in_region, sample_ood_colours
 from envs.core.sampling import TablePlacer
 
 COUNTS = {"easy": 3, "medium": 5, "hard": 15}
@@ -38,8 +38,13 @@ class VideoUnmask(UnmaskTask):
 
     def sample_layout(self, rng: np.random.Generator, difficulty: str) -> UnmaskLayout:
         placer = TablePlacer(rng)
-        containers = sample_in_region(placer, (0.0, 0.0), 0.2, COUNTS[difficulty], min_gap=0.04)
-        under, wanted = sample_colours(rng, PICKS[difficulty])
+        if self.ood is None:
+            containers = sample_in_region(placer, (0.0, 0.0), 0.2, COUNTS[difficulty], min_gap=0.04)
+            under, wanted = sample_colours(rng, PICKS[difficulty])
+        else:  # more containers over a wider region, more picks, cubes in colours never hidden before
+            containers = sample_in_region(placer, (0.0, 0.0), self.ood.get("region", 0.2), self.ood.draw(rng, "containers"),
+                                          min_gap=0.04)
+            under, wanted = sample_ood_colours(rng, self.ood.draw(rng, "picks"))
         return UnmaskLayout(tuple(containers), under, wanted)
 
     def goal_texts(self) -> list[str]:

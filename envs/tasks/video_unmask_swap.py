@@ -39,6 +39,7 @@ from envs.core.containers import (
     plan_swaps,
     sample_at_anchors,
     sample_colours,
+    sample_ood_colours,
 )
 from envs.core.sampling import TablePlacer
 
@@ -73,6 +74,9 @@ class VideoUnmaskSwap(UnmaskTask):
         under, _ = sample_colours(rng, 0)
         n_swaps, n_picks = sample_swap_and_pick_counts(rng, difficulty)
         wanted = tuple(str(c) for c in rng.permutation(["red", "green", "blue"])[:n_picks])
+        if self.ood is not None:  # more swaps than training ever follows, more picks, new cube colours
+            n_swaps = self.ood.draw(rng, "swaps")
+            under, wanted = sample_ood_colours(rng, self.ood.draw(rng, "picks"))
         return UnmaskLayout(tuple(containers), under, wanted, swaps=plan_swaps(rng, containers, n_swaps))
 
     @property

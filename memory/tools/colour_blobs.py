@@ -1,7 +1,8 @@
-"""Colour predicates and connected-component blobs for saturated red, green and blue objects.
+"""Colour predicates and connected-component blobs for saturated objects of the six cube colours.
 
 The cheapest identity evidence in a tabletop scene is colour: the cubes are red, green
-or blue, while the table, containers, buttons, robot and target rings are mostly
+or blue (yellow, cyan and magenta on the ood split), while the table, containers, buttons,
+robot and target rings are mostly
 unsaturated or of other hues. Rendered colours are never pure (shading, ambient light,
 specular highlights), so the predicates work on hue, saturation and value rather than
 on RGB distances, with thresholds gathered in :class:`ColourThresholds`:
@@ -9,7 +10,10 @@ on RGB distances, with thresholds gathered in :class:`ColourThresholds`:
 * saturation >= 0.7 keeps lit and shaded faces of a pure-coloured cube but rejects
   muted colours of a similar hue (a salmon peg at about 0.63);
 * hue windows leave a gap between blue (<= 262 degrees) and purple (about 277), the
-  colour of target discs;
+  colour of target discs, and between purple and magenta (>= 288); yellow starts at 40 degrees,
+  above the wood table (hue 0-45, but saturation mostly below 0.7, so only stray pixels pass);
+  the six windows share their edges otherwise (yellow | green at 80, green | cyan at 165,
+  cyan | blue at 200), so any vivid hue outside the two gaps has exactly one name;
 * value >= 50 drops near-black pixels whose hue is noise.
 
 :class:`ColourBlobTool` uses these blobs to maintain entity records for the coloured
@@ -46,8 +50,11 @@ class ColourThresholds:
     hue_windows: dict[str, tuple[tuple[float, float], ...]] = field(
         default_factory=lambda: {
             "red": ((0.0, 22.0), (338.0, 360.0)),
+            "yellow": ((40.0, 80.0),),
             "green": ((80.0, 165.0),),
+            "cyan": ((165.0, 200.0),),
             "blue": ((200.0, 262.0),),
+            "magenta": ((288.0, 338.0),),
         }
     )
 
