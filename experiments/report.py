@@ -15,6 +15,8 @@ the first), prints the report and writes it beside the first run directory (or `
   ``no-memory``, and of every ``memory-*`` ablation against ``memory``;
 - ``report_ablation_matrix.csv``: task x ablation, ablated minus full success in points;
 - ``report_memory.csv``: memory reads, abstentions and read accuracy per task and condition;
+- ``report_ood_tiers.csv``: on ood rows, success per task and tier, memory ÷ oracle, read and count
+  accuracy (``experiments/tier_report.py``);
 - ``report_<suite>.png``: one bar chart per suite (mean +- sd over seeds).
 
 Rates leave out ``error`` rows (crashes are not failures of the policy); tables flag them.
@@ -35,6 +37,7 @@ import tyro
 from envs.episodes import ALL_TASKS, SUITES
 from experiments.conditions import condition_from_name, condition_sort_key
 from experiments.results import read_rows, results_path, row_key
+from experiments.tier_report import tier_section
 from experiments.stats import N_RESAMPLES, PairedComparison, SeedSummary, by_group, by_task, compare
 
 Row = dict[str, Any]
@@ -412,9 +415,10 @@ def build_report(
     r_md, r_rec = memory_section(rows)
     a_md, a_rec = state_accuracy_section(rows)
     h_md, h_rec = history_audit_section(rows)
+    o_md, o_rec = tier_section(rows)
     parts = head + ["## Success by task", "", t_md, "", "## Success by suite", "", s_md, ""]
     parts += [p for p in (p_md, m_md) if p]
-    parts += [r_md] + [p for p in (h_md, a_md) if p]
+    parts += [r_md] + [p for p in (h_md, a_md, o_md) if p]
     return Report(
         "\n".join(parts).rstrip() + "\n",
         {
@@ -425,6 +429,7 @@ def build_report(
             "memory": r_rec,
             "state_accuracy": a_rec,
             "history_audit": h_rec,
+            **({"ood_tiers": o_rec} if o_rec else {}),
         },
     )
 
