@@ -22,10 +22,11 @@ from memory.frames import Frame
 _POINT = re.compile(r"<\s*\d+\s*,\s*\d+\s*>")
 
 
-@pytest.fixture(scope="module")
-def scene():
+@pytest.fixture(scope="module", params=["test", "ood"])
+def scene(request):
+    """The same rungs on an in-distribution episode and on an ood one (15 containers, cubes in new colours)."""
     env = make_env("VideoUnmask")
-    obs, info = env.reset(options={"episode": episode_spec("VideoUnmask", 0)})
+    obs, info = env.reset(options={"episode": episode_spec("VideoUnmask", 0, request.param)})
     task = env.unwrapped
     slot = task.history_slot()
     assert slot is not None, "VideoUnmask's first live subgoal should depend on the past"
