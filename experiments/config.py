@@ -308,7 +308,10 @@ def parse_config(argv: list[str] | None = None, *, prog: str = "python -m experi
 
     args = list(sys.argv[1:] if argv is None else argv)
     preset = _peek_option(args, "--preset")
-    default = preset_config(preset) if preset not in (None, "None") else ExperimentConfig()
+    # the split is looked at too: the default step budget is the split's (1800 on ood)
+    split = _peek_option(args, "--split")
+    extra = {"split": split} if split not in (None, "None") else {}
+    default = preset_config(preset, **extra) if preset not in (None, "None") else ExperimentConfig(**extra)
     return tyro.cli(
         ExperimentConfig,
         args=args,

@@ -16,6 +16,7 @@ merges only its own entries before writing, after every episode, so an interrupt
 what it found.
 
     python scripts/build_manifest.py --split val --tasks PickXtimes --episodes 0:50
+    python scripts/build_manifest.py --split ood --episodes 0:10 --skip-checked --from-run runs/ood_0_10
 """
 
 from __future__ import annotations
@@ -89,6 +90,22 @@ def search_episode(env, task: str, split: str, episode: int, max_retry: int):
     return first_resettable, "; ".join(reasons)[:500], lines
 
 
+def solved_in_run(run_dir: str, task: str, split: str, episode: int) -> int | None:
+    """The offset at which an ``oracle`` row of the run at ``run_dir`` solved this episode, if one did.
+
+    A run's ``reset`` moves past offsets whose scene cannot be sampled or demonstrated, and its oracle
+    arm plays the same scripted policy on the env's own subgoals, so a successful oracle row at offset
+    r says what :func:`search_episode` would find; reading it saves replaying the rollout. Rows of a
+    failed oracle are not evidence: those episodes are searched as usual."""
+    from experiments.results import read_rows
+
+    for row in read_rows(run_dir, warn=False):
+        if (row.get("condition"), row.get("task"), row.get("split"), row.get("episode")) == ("oracle", task, split, episode) \
+                and row.get("status") == "success" and isinstance(row.get("retry_offset"), int):
+            return int(row["retry_offset"])
+    return None
+
+
 def main() -> None:
     from envs import implemented_tasks, make_env
     from envs.episodes import MANIFEST_DIR, check_split
@@ -99,11 +116,14 @@ def main() -> None:
     ap.add_argument("--tasks", nargs="*", default=None, help="default: every implemented task")
     ap.add_argument("--episodes", default=None, help="range a:b or list; default: the whole split")
     ap.add_argument("--skip-checked", action="store_true", help="leave episodes the manifest already has alone")
+    ap.add_argument("--from-run", default=None, help="a run directory whose successful oracle rows give offsets without replaying them")
+    ap.add_argument("--reverse", action="store_true", help="tasks in reverse order (a second builder beside a first)")
     args = ap.parse_args()
     sp = check_split(args.split)
     episodes = parse_range(args.episodes) if args.episodes else list(range(sp.size))
     path = MANIFEST_DIR / f"{args.split}.json"
-    for task in args.tasks or implemented_tasks():
+    tasks = list(args.tasks or implemented_tasks())
+    for task in (tasks[::-1] if args.reverse else tasks):
         # the oracle reads no pixels of the demonstration: play its physics without rendering it
         env = make_env(task, video_stride=10**6)
         for ep in episodes:
@@ -112,6 +132,10 @@ def main() -> None:
                 if str(ep) in m.get(task, {}):
                     continue
             t0 = time.perf_counter()
+            if args.from_run and (r := solved_in_run(args.from_run, task, args.split, ep)) is not None:
+                record(path, task, ep, r, None)
+                print(f"{task} {args.split} ep{ep}: r={r} (the oracle row of {args.from_run})", flush=True)
+                continue
             offset, reason, lines = search_episode(env, task, args.split, ep, sp.max_retry)
             print("\n".join(lines), flush=True)
             record(path, task, ep, offset, reason)

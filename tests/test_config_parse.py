@@ -124,3 +124,10 @@ def test_help_lists_the_public_flags(capsys):
     for flag in ["--preset", "--tasks", "--episodes", "--split", "--seeds", "--conditions", "--out", "--executor", "--wandb", "--video", "--memory.no-route"]:
         assert flag in out
     assert "--unit-fn" not in out  # test-only hook stays hidden
+
+
+def test_the_step_budget_is_the_splits_unless_given():
+    assert parse_config(["--split", "ood"]).max_steps == 1800
+    assert parse_config(["--split=ood", "--preset", "quick"]).max_steps == 1800
+    assert parse_config(["--split", "ood", "--max-steps", "900"]).max_steps == 900
+    assert parse_config([]).max_steps == parse_config(["--split", "val"]).max_steps == 1300
