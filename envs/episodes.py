@@ -53,6 +53,9 @@ class SplitSpec:
     max_retry: int
     max_steps: int = 1300
     """The step budget of an episode of this split, counted after the conditioning video."""
+    solvable_only: bool = False
+    """Every episode must be one the oracle solves: an episode the manifest lists as unsolved is an
+    error at reset (naming why), not an oracle failure kept in the set."""
 
 
 SPLITS: dict[str, SplitSpec] = {
@@ -61,7 +64,7 @@ SPLITS: dict[str, SplitSpec] = {
     "val": SplitSpec(base=1_000_000, multiplier=10_000, size=50, max_retry=4),
     # the tasks pushed past their training ranges (envs/ood.py: the tier table); the benchmark's
     # own OOD set has 50 episodes per task and an 1800-step budget
-    "ood": SplitSpec(base=2_000_000, multiplier=10_000, size=50, max_retry=7, max_steps=1800),
+    "ood": SplitSpec(base=2_000_000, multiplier=10_000, size=50, max_retry=7, max_steps=1800, solvable_only=True),
 }
 
 DIFFICULTY_BY_INDEX_MOD_4 = ("easy", "easy", "medium", "hard")
@@ -132,6 +135,11 @@ def _manifest(split: str) -> dict:
 def retry_offset(task: str, split: str, episode_idx: int) -> int:
     """Offset stored by ``scripts/build_manifest.py``; 0 when the manifest has no entry."""
     return int(_manifest(split).get(task, {}).get(str(episode_idx), 0))
+
+
+def unsolved_reason(task: str, split: str, episode_idx: int) -> str | None:
+    """Why no retry offset of this episode let the oracle solve it (``scripts/build_manifest.py``), or None."""
+    return _manifest(split).get("unsolved", {}).get(task, {}).get(str(episode_idx))
 
 
 def retry_seeds(spec: EpisodeSpec) -> list[int]:

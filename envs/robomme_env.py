@@ -28,7 +28,7 @@ import numpy as np
 from envs.core.base_task import RoboMMETask
 from envs.core.sampling import SceneSamplingError
 from envs.core.solvers import Executor, PlanningFailed, seed_planner_randomness
-from envs.episodes import EpisodeSpec, base_seed, check_split, retry_seeds
+from envs.episodes import EpisodeSpec, base_seed, check_split, retry_seeds, unsolved_reason
 
 # steps a demonstration entry may still take to succeed after its solver reported a failure (a cube
 # still settling) before the demonstration is declared broken
@@ -142,6 +142,12 @@ class RoboMMEEnv(gym.Wrapper):
         retry = bool(options.pop("retry", True))
         if spec is not None and self.budget_from_split:
             self._max_steps = check_split(spec.split).max_steps
+        if spec is not None and retry and check_split(spec.split).solvable_only:
+            why = unsolved_reason(spec.task, spec.split, spec.episode_idx)
+            if why is not None:
+                raise EpisodeUnavailable(
+                    f"{spec.task} {spec.split} episode {spec.episode_idx}: the oracle solves no scene within the "
+                    f"split's {check_split(spec.split).max_retry} retries ({why})")
         attempts = retry_seeds(spec) if (spec is not None and retry) else [None]
         reasons: list[str] = []
         for attempt_seed in attempts:

@@ -151,3 +151,19 @@ def test_imitation_longer_patterns_routes_wider_workspace_fourth_peg():
     L = layouts("InsertPeg", 1, n=30)
     assert all(len(x.pegs) == 4 for x in L)
     assert max(abs(p.yaw) for x in L for p in x.pegs) > np.pi / 2
+
+
+def test_an_unsolvable_ood_episode_is_an_error_naming_why(monkeypatch):
+    """On ood (solvable by construction) a manifest-unsolved episode raises at reset, before any scene."""
+    import envs.episodes as E
+    from envs.robomme_env import EpisodeUnavailable, RoboMMEEnv
+
+    fake = {"StopCube": {"3": 2}, "unsolved": {"StopCube": {"3": "r=0: fail pressed off the target"}}}
+    monkeypatch.setattr(E, "_manifest", lambda split: fake if split == "ood" else {})
+    assert E.unsolved_reason("StopCube", "ood", 3) == "r=0: fail pressed off the target"
+    env = RoboMMEEnv.__new__(RoboMMEEnv)  # the check runs before the inner env is touched
+    env.budget_from_split, env._max_steps = True, 1300
+    env.env = type("Inner", (), {"unwrapped": type("T", (), {"TASK": "StopCube"})()})()
+    with pytest.raises(EpisodeUnavailable, match="pressed off the target"):
+        RoboMMEEnv.reset(env, options={"episode": E.episode_spec("StopCube", 3, "ood")})
+    assert not E.SPLITS["test"].solvable_only
