@@ -42,7 +42,7 @@ back to :data:`TOOL_RENDER_NEEDS` by name, then to :data:`DEFAULT_TOOL_NEED`:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -133,7 +133,28 @@ class RenderSchedule:
     policy_wrist: bool = False
     video: bool = False
     video_every: int = 1
+    video_readers: tuple[tuple[str, int], ...] = ()
+    video_floor: int | None = None
+    goal_tools: Callable[[str], Iterable[str]] | None = field(default=None, compare=False, repr=False)
     reasons: tuple[str, ...] = field(default=(), compare=False)
+
+    def video_stride_for(self, goal: str) -> int:
+        """The video stride for an episode whose goal is ``goal``: the finest stride among the readers
+        this goal enables (``goal_tools``: the names of the tools the memory switches on for it) and
+        the non-memory consumers (``video_floor``); no frame at all when none of them reads the video."""
+        if self.goal_tools is None:
+            return self.video_stride
+        enabled = set(self.goal_tools(goal))
+        strides = [k for name, k in self.video_readers if name in enabled]
+        if self.video_floor is not None:
+            strides.append(self.video_floor)
+        return min(strides) if strides else NO_VIDEO
+
+    @property
+    def env_video_stride(self) -> int | Callable[[str], int]:
+        """What to give ``RoboMMEEnv.video_stride``: :meth:`video_stride_for`, asked by the env once the
+        goal is sampled, when the memory can say which tools a goal enables; else the fixed stride."""
+        return self.video_stride_for if (self.goal_tools is not None and self.video) else self.video_stride
 
     @property
     def video_stride(self) -> int:
@@ -160,6 +181,9 @@ class RenderSchedule:
             "policy_wrist": self.policy_wrist,
             "video": self.video,
             "video_every": self.video_every,
+            "video_readers": [list(r) for r in self.video_readers],
+            "video_floor": self.video_floor,
+            "per_goal_video": self.goal_tools is not None,
             "reasons": list(self.reasons),
         }
 
@@ -206,6 +230,8 @@ def render_schedule(
     periodic: list[int] = []
     early: list[tuple[int, int]] = []
     video_strides: list[int] = []
+    readers: list[tuple[str, int]] = []
+    floor: int | None = None
     for tool in active:
         need = tool_need(tool)
         name = getattr(tool, "name", type(tool).__name__)
@@ -218,10 +244,12 @@ def render_schedule(
                 reasons.append(f"{name}: front every {need.stride} steps for the first {need.until} live steps")
         if need.video and use_video:
             video_strides.append(need.video_stride)
+            readers.append((name, need.video_stride))
             reasons.append(f"{name}: conditioning video every {need.video_stride} frames")
     if record:
         periodic.append(cap)
         video_strides.append(1)
+        floor = 1
         reasons.append(f"recorder: front every {cap} steps and the conditioning video")
     front = min([cap, *periodic]) if periodic else 0
 
@@ -236,6 +264,7 @@ def render_schedule(
         reasons.append("memory: current view at each query (re-grounding)")
     if composer == "vlm":
         video_strides.append(1)
+        floor = 1
         reasons.append("vlm composer: current view at each query and the conditioning video")
     wrist = policy_images if policy_wrist is None else bool(policy_wrist)
     if policy_images:
@@ -249,5 +278,17 @@ def render_schedule(
         policy_wrist=bool(policy_images and wrist),
         video=bool(video_strides),
         video_every=min(video_strides, default=1),
+        video_readers=tuple(readers),
+        video_floor=floor,
+        goal_tools=_goal_tools(memory) if tools is None and active else None,
         reasons=tuple(reasons),
     )
+
+
+def _goal_tools(memory: Any) -> Callable[[str], Iterable[str]] | None:
+    """The names of the tools ``memory`` switches on for a goal, when it can say so before the episode
+    (``MemoryLayer.tools_for``); ``None`` for a memory that cannot (then every reader counts)."""
+    tools_for = getattr(memory, "tools_for", None)
+    if not callable(tools_for):
+        return None
+    return lambda goal: [t.name for t in tools_for(goal)]

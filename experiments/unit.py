@@ -88,7 +88,7 @@ def build_parts(unit: WorkUnit, cfg, video_path=None) -> EpisodeParts:
 
     sched = render_schedule(cfg, memory=memory, composer=cfg.composer_for(cond), policy_images=needs_images,
                             record=video_path is not None)
-    low.video_stride, low.wrist = sched.video_stride, False  # the wrapper renders the wrist when the policy reads it
+    low.video_stride, low.wrist = sched.env_video_stride, False  # the wrapper renders the wrist when the policy reads it
     env = SubgoalExecution(low, policy, horizon=cfg.horizon, **sched.wrapper_kwargs(),
                            timers={"memory_s": memory.time_s} if hasattr(memory, "time_s") else None)
     if uses_memory:

@@ -5,10 +5,9 @@
 Runs the memory condition of the quick preset's episodes of the video tasks (episode 0, seed 7) once
 per stride, in one process per stride, with the render schedule's video stride set to ``k`` (the
 demonstration's physics is the same; only every k-th clock tick is rendered into ``info["video"]``,
-each frame keeping its clock). Today the schedule renders every frame whenever a tool reads the
-video (``RenderSchedule.video_stride``); a coarser stride needs the tools to declare it (memory/),
-so this script only measures: per episode the outcome, the memory's recorded answers and read
-counts, and the wall and reset seconds.
+each frame keeping its clock), whatever the tools declare: per episode the outcome, the memory's
+audited answers and read counts, and the wall and reset seconds. The tools' declared strides
+(``render_video_stride``, read by ``experiments/render_schedule.py``) are chosen from its tables.
 """
 
 from __future__ import annotations
@@ -43,7 +42,8 @@ def child(stride: int, argv: list[str]) -> int:
     import experiments.render_schedule as rs
     from experiments.run import main
 
-    rs.RenderSchedule.video_stride = property(lambda self: stride if self.video else rs.NO_VIDEO)
+    forced = property(lambda self: stride if self.video else rs.NO_VIDEO)
+    rs.RenderSchedule.video_stride = rs.RenderSchedule.env_video_stride = forced  # every reader gets stride k
     return main(argv)
 
 
