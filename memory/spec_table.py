@@ -58,14 +58,22 @@ def agreement_table(cases: Iterable, rewordings_of: Callable, pool: str,
     return out
 
 
-def format_table(dev: dict[str, TaskAgreement], held_out: dict[str, TaskAgreement]) -> str:
-    lines = ["| task | dev agreement | held-out agreement | fields that failed (dev / held-out) |", "|---|---|---|---|"]
+def format_table(dev: dict[str, TaskAgreement], held_out: dict[str, TaskAgreement],
+                 probe: dict[str, TaskAgreement] | None = None) -> str:
+    """Markdown: per task, whole-spec agreement of each pool and the fields that failed."""
+    pools = [("dev", dev), ("held-out", held_out)] + ([("probe", probe)] if probe is not None else [])
+    lines = ["| task | " + " | ".join(f"{n} agreement" for n, _ in pools) + " | fields that failed ("
+             + " / ".join(n for n, _ in pools) + ") |", "|---|" + "---|" * (len(pools) + 1)]
+
+    def miss(r: TaskAgreement | None) -> str:
+        if r is None:
+            return "-"
+        return ", ".join(f"{k} {v}/{r.total}" for k, v in sorted(r.field_misses.items())) or "none"
+
     for task in dev:
-        d, h = dev[task], held_out.get(task)
-        miss = lambda r: ", ".join(f"{k} {v}/{r.total}" for k, v in sorted(r.field_misses.items())) or "none"  # noqa: E731
-        lines.append(f"| {task} | {d.agreed}/{d.total} ({d.fraction:.0%}) | "
-                     + (f"{h.agreed}/{h.total} ({h.fraction:.0%})" if h else "-")
-                     + f" | {miss(d)} / {miss(h) if h else '-'} |")
+        rows = [table.get(task) for _, table in pools]
+        cells = [f"{r.agreed}/{r.total} ({r.fraction:.0%})" if r else "-" for r in rows]
+        lines.append(f"| {task} | " + " | ".join(cells) + " | " + " / ".join(miss(r) for r in rows) + " |")
     return "\n".join(lines)
 
 
@@ -83,7 +91,8 @@ def main(argv: list[str] | None = None) -> int:
     cases = goal_cases(range(20))
     dev = agreement_table(cases, rewordings_of, "dev")
     held = agreement_table(cases, rewordings_of, "held_out")
-    print(format_table(dev, held))
+    probe = agreement_table(cases, rewordings_of, "probe")
+    print(format_table(dev, held, probe))
     print()
     print("Field by field (dev):")
     print(field_table(dev))

@@ -24,7 +24,8 @@ def test_every_task_has_ten_rewordings_per_variant_three_held_out():
             assert len(v.held_out) >= 3, (task, v.when)
             assert len(set(v.all)) == len(v.all), f"{task}: a rewording is listed twice"
             assert not set(v.dev) & set(v.held_out)
-            for text in v.all:
+            assert len(v.probe) >= 2 and not set(v.probe) & set(v.all), (task, v.when)
+            for text in v.all + v.probe:
                 assert placeholders_of(text) <= set(GOAL_PLACEHOLDERS), (task, text)
 
 
@@ -40,7 +41,7 @@ def test_rewordings_vary_wording_not_only_values():
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c.task}-{c.episode}")
 def test_every_train_episode_fills_a_variant(case):
-    for text in rewordings_of(case, "dev") + rewordings_of(case, "held_out"):
+    for text in rewordings_of(case, "dev") + rewordings_of(case, "held_out") + rewordings_of(case, "probe"):
         assert "{" not in text and "}" not in text
         assert re.fullmatch(r"[a-z0-9 ,;:'\-]+", text), text
 

@@ -23,15 +23,15 @@ CASES = goal_cases(range(20))
 
 @pytest.fixture(scope="module")
 def tables():
-    return agreement_table(CASES, rewordings_of, "dev"), agreement_table(CASES, rewordings_of, "held_out")
+    return tuple(agreement_table(CASES, rewordings_of, pool) for pool in ("dev", "held_out", "probe"))
 
 
 def test_specification_table_per_task(tables):
-    dev, held = tables
-    print("\n" + format_table(dev, held) + "\n\n" + field_table(dev) + "\n\n" + field_table(held))
-    assert set(dev) == set(ALL_TASKS) == set(held)
+    dev, held, probe = tables
+    print("\n" + format_table(dev, held, probe) + "\n\n" + field_table(dev) + "\n\n" + field_table(held))
+    assert set(dev) == set(ALL_TASKS) == set(held) == set(probe)
     low_dev = {t: round(r.fraction, 2) for t, r in dev.items() if r.fraction < DEV_FLOOR}
-    low_held = {t: round(r.fraction, 2) for t, r in held.items() if r.fraction < HELD_OUT_FLOOR}
+    low_held = {t: round(r.fraction, 2) for pool in (held, probe) for t, r in pool.items() if r.fraction < HELD_OUT_FLOOR}
     assert not low_dev, f"dev rewordings below {DEV_FLOOR}: {low_dev}; {[r.examples for r in dev.values() if r.examples]}"
     assert not low_held, f"held-out rewordings below {HELD_OUT_FLOOR}: {low_held}; {[r.examples for r in held.values() if r.examples]}"
 

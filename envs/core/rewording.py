@@ -66,6 +66,8 @@ class Variant:
     when: tuple[tuple[str, object], ...]
     dev: tuple[str, ...]
     held_out: tuple[str, ...]
+    probe: tuple[str, ...] = ()
+    """Written after ``held_out`` had been evaluated once: a second unseen set for the report, never drawn."""
 
     def fits(self, values: dict[str, object]) -> bool:
         return all(values.get(k) == v for k, v in self.when)
@@ -83,7 +85,8 @@ def _load(path: str) -> dict[str, tuple[Variant, ...]]:
         if task.startswith("_"):
             continue
         out[task] = tuple(
-            Variant(tuple(sorted(v.get("when", {}).items())), tuple(v["dev"]), tuple(v["held_out"])) for v in variants
+            Variant(tuple(sorted(v.get("when", {}).items())), tuple(v["dev"]), tuple(v["held_out"]), tuple(v.get("probe", ())))
+            for v in variants
         )
     return out
 
