@@ -89,6 +89,9 @@ class RoboMMEEnv(gym.Wrapper):
         self.status = "ongoing"
         self.error: str | None = None
         self.spec_episode: EpisodeSpec | None = None
+        self.goal_style = "template"
+        self.goal_seed = 0
+        self._goal: str | None = None
 
     @property
     def task(self) -> RoboMMETask:
@@ -112,8 +115,12 @@ class RoboMMEEnv(gym.Wrapper):
 
     def _info(self) -> dict:
         t = self.task
+        if self._goal is None:
+            self._goal = t.goal_text(self.goal_style, self.goal_seed)
         return {
-            "goal": t.goal_texts()[0],
+            "goal": self._goal,
+            "goal_style": self.goal_style,
+            "template_goal": t.goal_texts()[0],
             "task_goal": t.goal_texts(),
             "subgoal": t.simple_subgoal(),
             "status": self.status,
@@ -136,6 +143,13 @@ class RoboMMEEnv(gym.Wrapper):
         if spec is not None and spec.task != self.task.TASK:
             raise ValueError(f"episode for task {spec.task!r} given to a {self.task.TASK} env")
         retry = bool(options.pop("retry", True))
+        # the goal every consumer is given: the template, or one rewording drawn from the episode's
+        # goal stream (envs/core/rewording.py); kept until the next reset
+        self.goal_style = str(options.pop("goal_style", "template"))
+        self.goal_seed = int(options.pop("goal_seed", 0))
+        if self.goal_style not in ("template", "reworded"):
+            raise ValueError(f"unknown goal style {self.goal_style!r} (template, reworded)")
+        self._goal = None
         attempts = retry_seeds(spec) if (spec is not None and retry) else [None]
         reasons: list[str] = []
         for attempt_seed in attempts:

@@ -97,6 +97,10 @@ class ExperimentConfig:
     """LLM specifier: OpenAI-compatible base URL (e.g. http://localhost:8000/v1)."""
     specifier_model: str = "default"
     """LLM specifier: model name the endpoint serves."""
+    goal_style: Literal["template", "reworded"] = "template"
+    """Goal wording every composer, the policy and the memory are given: the benchmark's template, or
+    one of the project's hand-written rewordings (envs/tasks/goal_rewordings.json) drawn per episode
+    from its goal stream; recorded in each row."""
     memory: MemoryFlags = MemoryFlags()
     """Ablation switches. Any switch set adds the condition it names (e.g. --memory.no-route adds memory-no-route)."""
     perception: PerceptionConfig = PerceptionConfig()
@@ -251,6 +255,7 @@ OUTCOME_FIELDS: tuple[str, ...] = (
     "specifier",
     "specifier_endpoint",
     "specifier_model",
+    "goal_style",
 )
 """Fields that must match when a run directory is resumed (the rest only select which units run)."""
 

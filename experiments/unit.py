@@ -101,7 +101,7 @@ def build_parts(unit: WorkUnit, cfg, video_path=None) -> EpisodeParts:
         env = RecordEpisode(env, video_path)
     composer = build_composer(cfg.composer_for(cond), cfg, low)
     return EpisodeParts(env=env, composer=composer, memory=memory, condition=unit.condition, seed=unit.seed,
-                        streams=streams, policy=policy)
+                        streams=streams, policy=policy, goal_style=getattr(cfg, "goal_style", "template"))
 
 
 def run_unit(unit: WorkUnit, cfg) -> EpisodeResult:

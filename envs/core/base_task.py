@@ -85,6 +85,23 @@ class RoboMMETask(BaseEnv):
     def goal_texts(self) -> list[str]:
         raise NotImplementedError
 
+    def goal_values(self) -> dict[str, object]:
+        """The episode's values a reworded goal fills in (``envs/tasks/goal_rewordings.json``, see
+        :mod:`envs.core.rewording`): colours, counts, ordinals, and the keys that pick a variant.
+        Empty for a goal that names none."""
+        return {}
+
+    def goal_text(self, style: str = "template", seed: int = 0) -> str:
+        """The goal this episode is given: the template (``goal_texts()[0]``) or one rewording of it
+        drawn with ``seed`` (the episode's goal stream)."""
+        if style == "template":
+            return self.goal_texts()[0]
+        if style == "reworded":
+            from envs.core.rewording import draw_rewording
+
+            return draw_rewording(self.TASK, self.goal_values(), seed)
+        raise ValueError(f"unknown goal style {style!r} (template, reworded)")
+
     def history_slot(self) -> "HistorySlot | None":
         """The history-dependent decision of the current subgoal, if any.
 

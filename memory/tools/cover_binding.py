@@ -34,6 +34,7 @@ import numpy as np
 from scipy import ndimage
 
 from memory.frames import Frame
+from memory.needs import Need
 from memory.records import EntityRecord, EntityStatus, RelationRecord, Source
 from memory.spec import MemorySpec
 from memory.store import MemoryStore
@@ -331,6 +332,7 @@ class CoverBindingTool(Tool):
     """
 
     group = "live_binding"
+    serves = frozenset({Need.COVER_BINDING})
 
     def __init__(self, source: str = "live", *, confirm_frames: int = 2, note_jump: float = 4.0,
                  vanish_radius: float = 8.0, cover_radius: float = 5.0, cover_share: float = 0.6,
