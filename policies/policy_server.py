@@ -110,12 +110,16 @@ PolicyFn = Callable[[dict, int, int, np.random.Generator], np.ndarray]
 """``(observation, horizon, action_dim, the server's generator) -> (horizon, action_dim) chunk``."""
 
 POLICIES: dict[str, PolicyFn] = {"hold": hold_policy, "sine": sine_policy, "sample": sample_policy}
-SERVER_KINDS = ("openpi", "benchmark")
+KINDS = ("openpi", "benchmark")  # what a server is; "auto" is only a client's way of finding out
 
 
 # --------------------------------------------------------------------------- server
 class PolicyServer:
-    """Serves one policy function over websocket; one thread per connection."""
+    """Serves one policy function over websocket; one thread per connection.
+
+    ``kind`` is ``openpi`` or ``benchmark`` (module docstring); ``resets`` counts the reset
+    messages a benchmark server answered, ``seed`` is what each of them re-seeds to.
+    """
 
     def __init__(
         self,
@@ -136,8 +140,8 @@ class PolicyServer:
             raise ValueError(f"unknown policy {policy!r}; choose one of {sorted(POLICIES)}")
         if action_dim not in (7, 8):
             raise ValueError(f"action_dim must be 7 or 8, got {action_dim}")
-        if kind not in SERVER_KINDS:
-            raise ValueError(f"unknown server kind {kind!r}; choose one of {', '.join(SERVER_KINDS)}")
+        if kind not in KINDS:
+            raise ValueError(f"unknown server kind {kind!r}; choose one of {', '.join(KINDS)}")
         self.kind = kind
         self.seed = int(seed)
         self._rng = np.random.default_rng(self.seed)
@@ -299,7 +303,7 @@ def build_arg_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--crash-after", type=int, default=None, help="exit abruptly when query N+1 arrives")
     p.add_argument("--max-lifetime-s", type=float, default=None, help="exit after this many seconds")
-    p.add_argument("--kind", choices=SERVER_KINDS, default="openpi",
+    p.add_argument("--kind", choices=KINDS, default="openpi",
                    help="openpi: no reset message (a reset fails, as on openpi's server); benchmark: accepts "
                         "{'reset': True} and re-seeds (RoboMME's MME-VLA server)")
     p.add_argument("--seed", type=int, default=0, help="seed of the sampling generator (policy 'sample')")
