@@ -83,6 +83,25 @@ def test_declared_attributes_win_and_early_windows():
         tool_need(_Tool("bad", render_stride=0))
 
 
+def test_video_rendered_at_the_finest_stride_a_reader_declares():
+    c = cfg(render_stride=4)
+    coarse, finer = _Tool("places", render_stride=None, render_video_stride=4), _Tool("cover", render_video_stride=2)
+    s = render_schedule(c, tools=[coarse])
+    assert (s.video, s.video_every, s.video_stride) == (True, 4, 4)
+    assert render_schedule(c, tools=[coarse, finer]).video_stride == 2
+    # one reader that declares nothing gets every frame, whoever else reads coarser
+    assert render_schedule(c, tools=[coarse, _Tool("route")]).video_stride == 1
+    # a tool that reads no video does not pull the stride down
+    assert render_schedule(c, tools=[coarse, _Tool("live", render_video=False)]).video_stride == 4
+    # the recorder and the VLM composer watch every frame
+    assert render_schedule(c, tools=[coarse], record=True).video_stride == 1
+    assert render_schedule(c, tools=[coarse], composer="vlm").video_stride == 1
+    assert render_schedule(c, tools=[coarse]).to_dict()["video_every"] == 4
+    for bad in (0, 1.5, True):
+        with pytest.raises(ValueError, match="video_stride"):
+            tool_need(_Tool("bad", render_video_stride=bad))
+
+
 def test_recorder_vlm_and_image_policies():
     c = cfg(render_stride=4)
     rec = render_schedule(c, memory=None, composer="oracle", record=True)
