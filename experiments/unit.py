@@ -34,8 +34,10 @@ def build_policy(cfg, low):
         from policies.base import ActionHorizon
         from policies.openpi_client import OpenPIPolicy
 
-        inner = OpenPIPolicy(host=cfg.openpi_host, port=cfg.openpi_port,
-                             connect_timeout_s=cfg.openpi_connect_timeout_s, recv_timeout_s=cfg.openpi_recv_timeout_s)
+        # the stick robot takes 7-D actions: the client drops the 8-column reply's gripper column
+        inner = OpenPIPolicy(host=cfg.openpi_host, port=cfg.openpi_port, action_dim=int(low.action_space.shape[0]),
+                             connect_timeout_s=cfg.openpi_connect_timeout_s, recv_timeout_s=cfg.openpi_recv_timeout_s,
+                             server_kind=getattr(cfg, "openpi_server", "auto"))
         return ActionHorizon(inner, cfg.horizon), True
     if cfg.policy == "lerobot":
         from policies.base import ActionHorizon
