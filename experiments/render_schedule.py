@@ -194,7 +194,9 @@ def _active_tools(memory: Any) -> tuple[Any, ...]:
     config = getattr(memory, "config", None)
     if config is not None and not getattr(config, "enabled", True):
         return ()  # a disabled layer runs no tool
-    return tuple(getattr(memory, "tools", ()))
+    tools = getattr(memory, "tools", None)
+    # a memory without tools (memory/interface.py) declares its render need itself, like one tool
+    return (memory,) if tools is None else tuple(tools)
 
 
 def render_schedule(
