@@ -1,6 +1,6 @@
 """The memory interface: what the harness asks of any memory, ours or a researcher's.
 
-A memory sits between the subgoal composer and the policy. The harness (``wrappers/memory_layer.py``,
+A memory sits between the subgoal composer and the policy. The harness (``wrappers/memory_wrapper.py``,
 ``experiments/episode.py``) calls exactly these five methods, so any object that has them runs
 through the same loop, the same render schedule and the same audit as :class:`memory.layer.MemoryLayer`
 (``--conditions memory:<module>:<Class>``; a minimal example: :mod:`memory.examples.last_seen`).
