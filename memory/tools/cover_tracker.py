@@ -62,6 +62,7 @@ from scipy import ndimage
 
 from memory.arm_view import arm_covers, panda_tcp
 from memory.frames import Frame
+from memory.signals import gripper_closed
 from memory.needs import Need
 from memory.records import EntityRecord, EntityStatus, Source
 from memory.spec import MemorySpec
@@ -360,7 +361,7 @@ class CoverFollowTool(Tool):
         self._prev_q = q
         # the hand's wider reach counts only while it carries something above the table (fingers
         # commanded closed, tool-centre point lifted): pressing a button or reaching is just the arm
-        closed = frame.action is not None and len(frame.action) >= 8 and float(frame.action[-1]) < 0
+        closed = gripper_closed(frame) is True
         self._carrying = bool(moving and closed and float(panda_tcp(q)[2]) > self.carry_z)
         self._counts["frames"] += 1
         flow = flow_cue_for(store)

@@ -43,6 +43,7 @@ import numpy as np
 
 from memory.arm_view import panda_tcp, to_pixel
 from memory.frames import Frame
+from memory.signals import gripper_closed
 from memory.needs import Need
 from memory.records import EntityRecord, EntityStatus, ProgressRecord, Source
 from memory.spec import MemorySpec, ReadKind
@@ -319,8 +320,9 @@ class DemoHandledTool(Tool):
         if self.pos is None:
             return
         was_closed = self._closed
-        if frame.action is not None and len(frame.action) >= 8:
-            self._closed = bool(frame.action[-1] < 0)
+        command = gripper_closed(frame)
+        if command is not None:
+            self._closed = command
         if was_closed and not self._closed:
             if self._lifted:
                 self.count += 1

@@ -50,6 +50,7 @@ import numpy as np
 
 from memory.arm_view import panda_tcp, to_pixel
 from memory.frames import Frame
+from memory.signals import gripper_width
 from memory.needs import Need
 from memory.records import EntityRecord, EntityStatus, ProgressRecord, Source
 from memory.spec import MemorySpec
@@ -61,7 +62,7 @@ from memory.tools.scene_layout import disc_pieces, gray_blobs, is_purple, purple
 from memory.vocabulary import colour_of, reference_binding
 from policies.subgoal_grammar import COORD_MAX, Point
 
-__all__ = ["DemoPlacesTool", "gripper_width", "target_blobs"]
+__all__ = ["DemoPlacesTool", "target_blobs"]
 
 KEY = "demo/reference target"
 
@@ -83,14 +84,6 @@ class _Disc:
 def target_blobs(rgb: np.ndarray, min_area: int = 40) -> list[_Disc]:
     """Purple target discs in ``rgb`` (the layout tool's ring predicate), touching discs apart."""
     return [_Disc(y, x, a) for y, x, a in disc_pieces(purple_mask(rgb), min_area)]
-
-
-def gripper_width(frame: Frame) -> float | None:
-    """Finger opening (m) from the joint readings (7 arm joints, then the fingers), if given."""
-    q = frame.joint_state
-    if q is None or len(q) < 8:
-        return None
-    return float(np.sum(np.abs(np.asarray(q[7:], dtype=float))))
 
 
 def _point(yx) -> Point:

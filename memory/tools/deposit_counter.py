@@ -42,6 +42,7 @@ import numpy as np
 from scipy import ndimage
 
 from memory.frames import Frame
+from memory.signals import gripper_closed
 from memory.needs import Need
 from memory.records import LayoutRecord, ProgressRecord
 from memory.spec import MemorySpec, ReadKind
@@ -156,8 +157,8 @@ class DepositCounter(Tool):
     def observe(self, frame: Frame, store: MemoryStore) -> None:
         if not self.active or frame.source != "live":
             return
-        if frame.action is not None and len(frame.action) >= 8:
-            closed = float(frame.action[7]) < 0
+        closed = gripper_closed(frame)
+        if closed is not None:
             if self._closed and not closed:
                 self._on_release(frame.step)
             self._closed = closed

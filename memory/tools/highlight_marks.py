@@ -37,6 +37,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from memory.frames import Frame
+from memory.signals import gripper_closed
 from memory.needs import Need
 from memory.records import EntityRecord, EntityStatus, ProgressRecord, RelationRecord, Source
 from memory.spec import MemorySpec
@@ -150,8 +151,9 @@ class HighlightMarkTool(Tool):
         if not self.active or frame.source != "live":
             return
         closed_before = self._closed
-        if frame.action is not None and len(frame.action) >= 8:
-            self._closed = bool(frame.action[-1] < 0)
+        command = gripper_closed(frame)
+        if command is not None:
+            self._closed = command
         if not closed_before and self._closed:
             self._armed = self._last_read is not None
             for m in self._marks:

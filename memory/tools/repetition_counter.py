@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from memory.frames import Frame
+from memory.signals import gripper_closed
 from memory.needs import Need
 from memory.records import ProgressRecord
 from memory.spec import MemorySpec, ReadKind
@@ -83,8 +84,8 @@ class RepetitionCounter(Tool):
             return
         if frame.rgb is not None:
             self._last_rgb = frame.rgb
-        if frame.action is not None and len(frame.action) == 8:
-            closed = frame.action[7] < 0
+        closed = gripper_closed(frame)
+        if closed is not None:
             if self._closed and not closed:
                 self._pending = self.verify_within
             self._closed = closed
