@@ -19,7 +19,6 @@ its point) does not flicker from one query to the next.
 
 from __future__ import annotations
 
-import numpy as np
 
 from memory.frames import Frame
 from memory.signals import gripper_closed

@@ -282,7 +282,7 @@ class RouteReader(Tool):
         if self._first_red is None:
             self._first_red = cues  # red already present before anything was touched: scenery, not cues
         else:
-            for r, c, area in cues:
+            for r, c, _area in cues:
                 fresh = not _near((r, c), self._prev_cues, self.node_px)
                 scenery = _near((r, c), self._first_red, self.node_px)
                 known = _near((r, c), [(e[1], e[2]) for e in self._cue_events], self.node_px)
