@@ -23,14 +23,12 @@ conditioning video          the demonstration's frames only when someone reads t
 The oracle and history-blind composers read the simulator's ground truth, not pixels, so the
 oracle and no-memory conditions render nothing periodic at all, whatever ``--render-stride`` says.
 
-Tools declare their need with class (or instance) attributes; a tool that declares nothing falls
-back to :data:`TOOL_RENDER_NEEDS` by name, then to :data:`DEFAULT_TOOL_NEED`:
-
-* ``render_stride``: the coarsest stride (env steps) at which the tool still works; ``None``: the
-  tool needs no periodic frames;
-* ``render_until``: the need holds only for the first ``render_until`` live steps (``None``: all
-  episode long);
-* ``render_video``: the tool reads the conditioning video's frames.
+Each tool declares its need on itself, ``Tool.render`` (:class:`memory.render_need.RenderNeed`:
+live stride, an early window, whether it reads the video and at which coarsest video stride its
+answers hold). The video is rendered at the finest stride among the readers the episode's goal
+enables (``MemoryLayer.tools_for``), so one tool that needs every frame gets every frame. A memory
+without tools (``memory/interface.py``) declares the same four fields as ``render_stride``,
+``render_until``, ``render_video`` and ``render_video_stride`` attributes.
 
 >>> sched = render_schedule(cfg, memory=layer)          # doctest: +SKIP
 >>> SubgoalExecution(low, policy, horizon=cfg.horizon, **sched.wrapper_kwargs())   # doctest: +SKIP
@@ -38,16 +36,18 @@ back to :data:`TOOL_RENDER_NEEDS` by name, then to :data:`DEFAULT_TOOL_NEED`:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from memory.render_need import DEFAULT_RENDER, RenderNeed
+from memory.tools.base import Tool
+
 __all__ = [
-    "DEFAULT_TOOL_NEED",
+    "DEFAULT_RENDER",
     "NO_VIDEO",
     "RenderNeed",
     "RenderSchedule",
-    "TOOL_RENDER_NEEDS",
     "render_schedule",
     "tool_need",
 ]
@@ -56,49 +56,22 @@ NO_VIDEO = 10**6
 """``RoboMMEEnv.video_stride`` that records no frame of the demonstration (its physics is unchanged)."""
 
 
-@dataclass(frozen=True)
-class RenderNeed:
-    """What one tool needs rendered (see the module docstring)."""
-
-    stride: int | None = 4
-    until: int | None = None
-    video: bool = True
-
-    def __post_init__(self) -> None:
-        for name in ("stride", "until"):
-            v = getattr(self, name)
-            if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1):
-                raise ValueError(f"render need {name} must be None or an int >= 1, got {v!r}")
-
-
-DEFAULT_TOOL_NEED = RenderNeed(stride=4)
-"""A tool that declares nothing gets what every memory tool got before the schedule existed: a
-front frame every 4 env steps and the whole conditioning video."""
-
-TOOL_RENDER_NEEDS: dict[str, RenderNeed] = {
-    # tracks coloured objects frame to frame (2 consecutive sightings verify, 24 px max jump)
-    "colour_blobs": RenderNeed(stride=4),
-    # a release is verified by the object resting on a target within the next rendered frames
-    "repetition_counter": RenderNeed(stride=4, video=False),
-    # buttons and targets from the first live frames, while the arm rests above the table
-    "scene_layout": RenderNeed(stride=4, until=8, video=False),
-}
-"""Needs of the registered tools that do not declare ``render_stride`` themselves."""
-
 _MISSING = object()
 
 
 def tool_need(tool: Any) -> RenderNeed:
-    """The render need of ``tool``: its own ``render_stride``/``render_until``/``render_video``
-    attributes, else its entry in :data:`TOOL_RENDER_NEEDS`, else :data:`DEFAULT_TOOL_NEED`."""
-    declared = getattr(tool, "render_stride", _MISSING)
-    if declared is not _MISSING:
-        return RenderNeed(
-            stride=declared,
-            until=getattr(tool, "render_until", None),
-            video=bool(getattr(tool, "render_video", True)),
-        )
-    return TOOL_RENDER_NEEDS.get(getattr(tool, "name", ""), DEFAULT_TOOL_NEED)
+    """The render need of ``tool``: a :class:`~memory.tools.base.Tool` declares it (``Tool.render``); a
+    memory without tools (``memory/interface.py``) may declare ``render_stride`` / ``render_until`` /
+    ``render_video`` / ``render_video_stride`` attributes, the rest from :data:`DEFAULT_RENDER`."""
+    if isinstance(tool, Tool):
+        return tool.render
+    declared = {field_name: getattr(tool, attr) for field_name, attr in _DECLARED.items() if getattr(tool, attr, _MISSING) is not _MISSING}
+    if "video" in declared:
+        declared["video"] = bool(declared["video"])
+    return replace(DEFAULT_RENDER, **declared)
+
+
+_DECLARED = {"stride": "render_stride", "until": "render_until", "video": "render_video", "video_stride": "render_video_stride"}
 
 
 @dataclass(frozen=True)
@@ -111,6 +84,7 @@ class RenderSchedule:
         query: the current view at every composer query.
         policy_front, policy_wrist: the views an image policy reads at every query.
         video: render the conditioning video's frames.
+        video_every: ...one every this many clock ticks (the finest stride a reader declares).
         reasons: who asked for what, for logs and the benchmark.
     """
 
@@ -121,12 +95,34 @@ class RenderSchedule:
     policy_front: bool = False
     policy_wrist: bool = False
     video: bool = False
+    video_every: int = 1
+    video_readers: tuple[tuple[str, int], ...] = ()
+    video_floor: int | None = None
+    goal_tools: Callable[[str], Iterable[str]] | None = field(default=None, compare=False, repr=False)
     reasons: tuple[str, ...] = field(default=(), compare=False)
+
+    def video_stride_for(self, goal: str) -> int:
+        """The video stride for an episode whose goal is ``goal``: the finest stride among the readers
+        this goal enables (``goal_tools``: the names of the tools the memory switches on for it) and
+        the non-memory consumers (``video_floor``); no frame at all when none of them reads the video."""
+        if self.goal_tools is None:
+            return self.video_stride
+        enabled = set(self.goal_tools(goal))
+        strides = [k for name, k in self.video_readers if name in enabled]
+        if self.video_floor is not None:
+            strides.append(self.video_floor)
+        return min(strides) if strides else NO_VIDEO
+
+    @property
+    def env_video_stride(self) -> int | Callable[[str], int]:
+        """What to give ``RoboMMEEnv.video_stride``: :meth:`video_stride_for`, asked by the env once the
+        goal is sampled, when the memory can say which tools a goal enables; else the fixed stride."""
+        return self.video_stride_for if (self.goal_tools is not None and self.video) else self.video_stride
 
     @property
     def video_stride(self) -> int:
-        """``RoboMMEEnv.video_stride`` for this schedule: every frame, or none."""
-        return 1 if self.video else NO_VIDEO
+        """``RoboMMEEnv.video_stride`` for this schedule: every ``video_every``-th frame, or none."""
+        return self.video_every if self.video else NO_VIDEO
 
     def wrapper_kwargs(self) -> dict[str, Any]:
         return dict(
@@ -147,6 +143,10 @@ class RenderSchedule:
             "policy_front": self.policy_front,
             "policy_wrist": self.policy_wrist,
             "video": self.video,
+            "video_every": self.video_every,
+            "video_readers": [list(r) for r in self.video_readers],
+            "video_floor": self.video_floor,
+            "per_goal_video": self.goal_tools is not None,
             "reasons": list(self.reasons),
         }
 
@@ -157,7 +157,9 @@ def _active_tools(memory: Any) -> tuple[Any, ...]:
     config = getattr(memory, "config", None)
     if config is not None and not getattr(config, "enabled", True):
         return ()  # a disabled layer runs no tool
-    return tuple(getattr(memory, "tools", ()))
+    tools = getattr(memory, "tools", None)
+    # a memory without tools (memory/interface.py) declares its render need itself, like one tool
+    return (memory,) if tools is None else tuple(tools)
 
 
 def render_schedule(
@@ -192,7 +194,9 @@ def render_schedule(
 
     periodic: list[int] = []
     early: list[tuple[int, int]] = []
-    video = False
+    video_strides: list[int] = []
+    readers: list[tuple[str, int]] = []
+    floor: int | None = None
     for tool in active:
         need = tool_need(tool)
         name = getattr(tool, "name", type(tool).__name__)
@@ -204,11 +208,13 @@ def render_schedule(
                 early.append((need.stride, need.until))
                 reasons.append(f"{name}: front every {need.stride} steps for the first {need.until} live steps")
         if need.video and use_video:
-            video = True
-            reasons.append(f"{name}: conditioning video")
+            video_strides.append(need.video_stride)
+            readers.append((name, need.video_stride))
+            reasons.append(f"{name}: conditioning video every {need.video_stride} frames")
     if record:
         periodic.append(cap)
-        video = True
+        video_strides.append(1)
+        floor = 1
         reasons.append(f"recorder: front every {cap} steps and the conditioning video")
     front = min([cap, *periodic]) if periodic else 0
 
@@ -222,7 +228,8 @@ def render_schedule(
     if active:
         reasons.append("memory: current view at each query (re-grounding)")
     if composer == "vlm":
-        video = True
+        video_strides.append(1)
+        floor = 1
         reasons.append("vlm composer: current view at each query and the conditioning video")
     wrist = policy_images if policy_wrist is None else bool(policy_wrist)
     if policy_images:
@@ -234,6 +241,19 @@ def render_schedule(
         query=query,
         policy_front=bool(policy_images),
         policy_wrist=bool(policy_images and wrist),
-        video=video,
+        video=bool(video_strides),
+        video_every=min(video_strides, default=1),
+        video_readers=tuple(readers),
+        video_floor=floor,
+        goal_tools=_goal_tools(memory) if tools is None and active else None,
         reasons=tuple(reasons),
     )
+
+
+def _goal_tools(memory: Any) -> Callable[[str], Iterable[str]] | None:
+    """The names of the tools ``memory`` switches on for a goal, when it can say so before the episode
+    (``MemoryLayer.tools_for``); ``None`` for a memory that cannot (then every reader counts)."""
+    tools_for = getattr(memory, "tools_for", None)
+    if not callable(tools_for):
+        return None
+    return lambda goal: [t.name for t in tools_for(goal)]

@@ -42,10 +42,12 @@ from scipy import ndimage
 
 from memory.arm_view import FRONT_CAMERA, panda_tcp, to_pixel
 from memory.frames import Frame
+from memory.needs import Need
 from memory.records import Source, TrajectoryRecord
 from memory.spec import MemorySpec, ReadKind
 from memory.store import MemoryStore
-from memory.tools.base import Tool
+from memory.render_need import RenderNeed
+from memory.tools.base import Tool, register_tool
 from memory.tools.colour_blobs import find_blobs, hsv
 
 __all__ = [
@@ -146,10 +148,13 @@ def proposal_manner(text: str) -> tuple[str, bool] | None:
     return None
 
 
+@register_tool(order=160)
 class MannerReader(Tool):
     """Demonstrated manner of moving an object (tool push / finger push / grasp and place)."""
 
     name = "manner_reader"
+    render = RenderNeed(stride=4, video=True, video_stride=2)  # the manner read the same (once better) at video stride 2 and 4 on train 0-3 (benchmarks/video_stride_train.md); thresholds counted in frames were measured at this stride
+    serves = frozenset({Need.DEMO_MANNER})
     group = "manner"
     gate_kind = ReadKind.PROCEDURE_REFERENCE
 
@@ -163,7 +168,7 @@ class MannerReader(Tool):
     BAR_NEW_PX = 25  # bar pixels away from the first-frame bar that make it moved
 
     def reset(self, spec: MemorySpec, store: MemoryStore) -> None:
-        self.active = bool(spec.same) and "cube" in spec.watch and ReadKind.PROCEDURE_REFERENCE in spec.reads
+        self.active = self.enabled_by(spec)
         self._bar0: np.ndarray | None = None
         self._bar0_far: np.ndarray | None = None
         self._bar0_ends: dict | None = None

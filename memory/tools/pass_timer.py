@@ -40,32 +40,32 @@ arrival and the k-th minus the latency lands on the k-th.)
 
 from __future__ import annotations
 
-import re
 
 import numpy as np
 from scipy import ndimage
 
 from memory.frames import Frame
+from memory.needs import Need
 from memory.records import ProgressRecord
 from memory.spec import MemorySpec, ReadKind
 from memory.store import MemoryStore
-from memory.tools.base import Tool
+from memory.render_need import RenderNeed
+from memory.tools.base import Tool, register_tool
 from memory.tools.scene_layout import layout_points, purple_blobs
 from policies.subgoal_grammar import try_parse
 
 KEY = "progress/passes"
 WAIT = "remain static"
-_ARRIVAL_WORDS = re.compile(r"\b(reach\w*|visit\w*|arriv\w*|pass\w*|cross\w*)\b")
 _EIGHT = np.ones((3, 3), dtype=bool)
 
 
+@register_tool(order=60)
 class PassTimer(Tool):
     name = "pass_timer"
+    serves = frozenset({Need.EVENT_ORDINAL})
     group = "timed_progress"
     gate_kind = ReadKind.EVENT_ORDINAL
-    render_stride = 4
-    render_until = None
-    render_video = False
+    render = RenderNeed(stride=4, video=False)
 
     def __init__(self, press_latency: int = 10, release_within: int = 40, still_threshold: int = 12,
                  diff_threshold: int = 30, min_area: int = 30, max_area: int = 900, max_jump: float = 40.0,
@@ -85,9 +85,7 @@ class PassTimer(Tool):
 
     # ------------------------------------------------------------------ episode
     def reset(self, spec: MemorySpec, store: MemoryStore) -> None:
-        goal = spec.goal.lower()
-        self.active = (spec.ordinal is not None and ReadKind.EVENT_ORDINAL in spec.reads
-                       and "target" in spec.layout and bool(_ARRIVAL_WORDS.search(goal)))
+        self.active = self.enabled_by(spec)
         self.k = spec.ordinal if self.active else None
         self.target: tuple[float, float] | None = None
         self._target_seen: list[tuple[float, float]] = []

@@ -39,10 +39,12 @@ import numpy as np
 from scipy import ndimage
 
 from memory.frames import Frame
+from memory.needs import Need
 from memory.records import EntityRecord, EntityStatus, Source, TrajectoryRecord
 from memory.spec import MemorySpec, ReadKind
 from memory.store import MemoryStore
-from memory.tools.base import Tool
+from memory.render_need import RenderNeed
+from memory.tools.base import Tool, register_tool
 from memory.tools.colour_blobs import find_blobs
 from memory.arm_view import FRONT_CAMERA, panda_tcp, to_pixel  # noqa: F401 (re-exported)
 
@@ -69,10 +71,13 @@ def _halves(region: np.ndarray) -> dict[str, np.ndarray]:
     return {"near": a, "far": b} if a[0] <= b[0] else {"near": b, "far": a}
 
 
+@register_tool(order=170)
 class PegReader(Tool):
     """The demonstrated bar, its grasped end and the insertion side; gates pick and side."""
 
     name = "peg_reader"
+    render = RenderNeed(stride=4, video=True, video_stride=2)  # the grasped end and side the same at video stride 2 on train 0-3, lost at 4 (benchmarks/video_stride_train.md); thresholds counted in frames were measured at this stride
+    serves = frozenset({Need.DEMO_GRASP})
     group = "peg_end_side"
     gate_kind = ReadKind.DEMO_REFERENCE
 
@@ -85,7 +90,7 @@ class PegReader(Tool):
     FLASH_PX = 250  # a red region this large is the box flashing (a bar's red end is under 120 px)
 
     def reset(self, spec: MemorySpec, store: MemoryStore) -> None:
-        self.active = "peg" in spec.watch and bool({"peg", "end", "side"} & set(spec.same))
+        self.active = self.enabled_by(spec)
         self._rgb0: np.ndarray | None = None
         self._grasp: tuple[int, np.ndarray] | None = None  # (step, tcp) at the lowest point of the first descent
         self._lifted = False
