@@ -308,7 +308,7 @@ _RE_PREVIOUS = re.compile(r"\bpreviously\b")
 _RE_LAYOUT = re.compile(r"\b(target|button|bin|box)(?:es|s)?\b")
 _RE_CLAUSE_BREAK = re.compile(r" [,;] | (?:and )?then | followed by | (?:and )?after that | (?:and )?next | finally | afterwards ")
 # cues that a field was asked for although no value could be read
-_RE_REPEAT_CUE = re.compile(rf"\b(?:{_UNITS}|repeat\w*)\b")
+_RE_REPEAT_CUE = re.compile(rf"\b(?:{_UNITS}|repeatedly|repeat\w* (?:this|it|that|the action))\b")
 _RE_BARE_COLOUR = re.compile(rf"\b({_COLOUR})\b(?! (?:{_OBJ})s?\b)")
 _RE_IMM_ANCHOR_CUE = re.compile(rf"\b(?:{_IMM}) (?:before|after)\b")
 
