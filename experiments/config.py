@@ -38,6 +38,7 @@ from experiments.conditions import (
 )
 from memory.perception.config import PerceptionConfig
 from policies.noise import PAPER_NOISE, ScriptedNoise
+from policies.serving_protocol import SERVER_KINDS
 
 
 class ConfigError(Exception):
@@ -90,6 +91,11 @@ class ExperimentConfig:
     """Seconds to wait for the openpi server to accept a connection before the episode errors."""
     openpi_recv_timeout_s: float = 60.0
     """Seconds to wait for one action chunk before the episode errors."""
+    openpi_server: Literal["auto", "openpi", "benchmark"] = "auto"
+    """Kind of policy server: `benchmark` (RoboMME's MME-VLA server: gets {"reset": True} at each
+    episode start and re-seeds its sampling; its metadata does not say so, so pass this for it),
+    `openpi` (plain openpi: never gets the reset, which it would take for an observation), or `auto`
+    (benchmark only if the server's metadata says accepts_reset: True, as policies.policy_server's does)."""
     specifier: Literal["instruction", "llm"] = "instruction"
     """Memory specification C(goal): the deterministic instruction parser (default), or an LLM voting
     over re-wrapped prompts (needs --specifier-endpoint; required by memory-single-vote)."""
@@ -186,6 +192,8 @@ class ExperimentConfig:
                 raise ConfigError(f"--{name.replace('_', '-')} must be >= 0, got {getattr(self, name)}")
         if not 0 < self.openpi_port < 65536:
             raise ConfigError(f"--openpi-port must be in 1..65535, got {self.openpi_port}")
+        if self.openpi_server not in SERVER_KINDS:
+            raise ConfigError(f"--openpi-server must be one of {', '.join(SERVER_KINDS)}, got {self.openpi_server!r}")
         for name in ("openpi_connect_timeout_s", "openpi_recv_timeout_s"):
             if not getattr(self, name) > 0:
                 raise ConfigError(f"--{name.replace('_', '-')} must be > 0, got {getattr(self, name)}")
@@ -247,6 +255,7 @@ OUTCOME_FIELDS: tuple[str, ...] = (
     "policy_noise",
     "openpi_host",
     "openpi_port",
+    "openpi_server",
     "horizon",
     "max_steps",
     "render_stride",

@@ -143,6 +143,7 @@ class MemoryLayer:
         self._specifier: Specifier = config.specifier or InstructionSpecifier()
         self.store = MemoryStore()
         self.spec: MemorySpec | None = None
+        self._specs: dict[str, MemorySpec] = {}  # goal text -> specification, for tools_for and reset
         self.needs: frozenset[Need] = frozenset()
         # the tools this episode's specification enables (Tool.enabled_by: declared needs met)
         self._enabled: tuple[Tool, ...] = ()
@@ -191,7 +192,7 @@ class MemoryLayer:
         self._revisions = 0
         self._last_step = None
         if self.config.enabled:
-            spec = self._specifier(goal).without_reads(self.config.disabled_reads)
+            spec = self._specify(goal)
         else:  # pass-through: do not even consult the specifier (it may be an LLM)
             spec = MemorySpec(goal=goal)
         self.spec = spec
@@ -216,6 +217,22 @@ class MemoryLayer:
                 raise ValueError(f"demo frame at step {frame.step} has source {frame.source!r}; expected 'video'")
             if self.config.use_video:
                 self._feed(frame)
+
+    def _specify(self, goal: str) -> MemorySpec:
+        """The goal's specification, asked of the specifier once per goal text (it may be an LLM)."""
+        if goal not in self._specs:
+            self._specs[goal] = self._specifier(goal).without_reads(self.config.disabled_reads)
+        return self._specs[goal]
+
+    def tools_for(self, goal: str) -> tuple[Tool, ...]:
+        """The tools an episode with goal ``goal`` switches on (their declared needs met by its
+        specification), known before the episode starts: the render schedule renders the
+        conditioning video only as finely as these tools read it. None when the layer is disabled."""
+        check_text(goal, "goal")
+        if not self.config.enabled:
+            return ()
+        spec = self._specify(goal)
+        return tuple(t for t in self.tools if t.enabled_by(spec))
 
     def observe(self, frame: Frame) -> None:
         """Feed one low-level frame (``frame.rgb`` may be ``None`` on unrendered steps)."""

@@ -23,6 +23,7 @@ from mani_skill.utils import sapien_utils
 from mani_skill.utils.scene_builder.table import TableSceneBuilder
 
 from envs.core.checker import SequentialChecker, SubgoalEntry
+from envs.core.hand_camera import HAND_CAMERA, with_hand_camera
 from envs.core.render_lod import DEFAULT_RENDER_LOD, check_render_lod, lod_agent_class
 
 REST_QPOS = np.array([0.0, 0.0, 0.0, -np.pi / 2, 0.0, np.pi / 2, np.pi / 4])
@@ -147,12 +148,14 @@ class RoboMMETask(BaseEnv):
 
     def _load_agent(self, options: dict):
         uids = self.robot_uids
-        if self.render_lod != "full" and isinstance(uids, str):
-            # the same agent (uid, controllers, sensors, URDF text, collision meshes) loaded from the
-            # cached copy of its asset directory whose visual meshes are decimated
+        if isinstance(uids, str):
             from mani_skill.agents.registration import REGISTERED_AGENTS
 
-            self.robot_uids = lod_agent_class(REGISTERED_AGENTS[uids].agent_cls, self.render_lod)
+            # the benchmark's 256x256 hand camera, on the stick robot too (envs/core/hand_camera.py)
+            agent_cls = with_hand_camera(REGISTERED_AGENTS[uids].agent_cls)
+            # the same agent (uid, controllers, sensors, URDF text, collision meshes) loaded from the
+            # cached copy of its asset directory whose visual meshes are decimated
+            self.robot_uids = lod_agent_class(agent_cls, self.render_lod)
         try:
             super()._load_agent(options, sapien.Pose(p=[-0.615, 0, 0]))
         finally:
@@ -262,9 +265,10 @@ class RoboMMETask(BaseEnv):
         return self._capture("base_camera", segmentation)
 
     def render_wrist(self) -> np.ndarray | None:
-        if "hand_camera" not in self._sensors:
+        """The hand camera's RGB frame (256x256 on both robots), or None for a robot without one."""
+        if HAND_CAMERA not in self._sensors:
             return None
-        return self._capture("hand_camera", False)["rgb"]
+        return self._capture(HAND_CAMERA, False)["rgb"]
 
     def project(self, xyz: np.ndarray) -> tuple[float, float]:
         """World point -> (row, col) pixel in the front image (no rendering needed)."""

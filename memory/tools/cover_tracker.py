@@ -234,6 +234,7 @@ class CoverFollowTool(Tool):
         self.stride = 1
         self.render_stride = 4
         self.render_video = source == "video"
+        self.render_video_stride = 2  # bindings the same at video stride 2 and 4 on train 0-3 (benchmarks/video_stride_train.md); thresholds counted in frames were measured at this stride
         self.ms_radius = ms_radius
         self.min_pixels = min_pixels
         self.jump_base = jump_base

@@ -81,6 +81,7 @@ class DemoHandledTool(Tool):
     serves = frozenset({Need.DEMO_HANDLED})
     render_stride = 4
     render_video = True
+    render_video_stride = 2  # handled cubes the same at video stride 2 and 4 on train 0-3 (benchmarks/video_stride_train.md); thresholds counted in frames were measured at this stride
 
     def __init__(self, *, confirm_frames: int = 3, present_px: float = 4.0, rest_frames: int = 8, follow_px: float = 8.0,
                  window_px: float = 5.0, settle_px: float = 12.0, whole_share: float = 0.75, rise_px: float = 6.0,
