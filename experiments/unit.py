@@ -94,9 +94,10 @@ def build_parts(unit: WorkUnit, cfg, video_path=None) -> EpisodeParts:
     env = SubgoalExecution(low, policy, horizon=cfg.horizon, **sched.wrapper_kwargs(),
                            timers={"memory_s": memory.time_s} if hasattr(memory, "time_s") else None)
     if uses_memory:
-        from wrappers.memory_layer import MemoryLayer
+        from wrappers.memory_wrapper import MemoryWrapper
+        from wrappers.recent_frames import RecentFrames
 
-        env = MemoryLayer(env, memory, window=cond.recent_window)
+        env = MemoryWrapper(env, memory) if cond.recent_window is None else RecentFrames(env, memory, cond.recent_window)
     if video_path is not None:
         from wrappers.record_episode import RecordEpisode
 

@@ -47,7 +47,8 @@ from memory.needs import Need
 from memory.records import EntityRecord, EntityStatus, ProgressRecord, Source
 from memory.spec import MemorySpec, ReadKind
 from memory.store import MemoryStore
-from memory.tools.base import Tool
+from memory.render_need import RenderNeed
+from memory.tools.base import Tool, register_tool
 from memory.tools.colour_blobs import Blob, bare_table, colour_mask, find_blobs
 from memory.tools.cover_binding import local_centre
 from memory.tools.scene_layout import layout_points
@@ -72,6 +73,7 @@ class _Slot:
     ms: tuple[float, float] | None = None
 
 
+@register_tool(order=140)
 class DemoHandledTool(Tool):
     """The cube the video picked up, followed through the swaps; live pick count and stop gate."""
 
@@ -79,9 +81,7 @@ class DemoHandledTool(Tool):
     group = "demonstration"
     gate_kind = ReadKind.DEMO_REFERENCE
     serves = frozenset({Need.DEMO_HANDLED})
-    render_stride = 4
-    render_video = True
-    render_video_stride = 2  # handled cubes the same at video stride 2 and 4 on train 0-3 (benchmarks/video_stride_train.md); thresholds counted in frames were measured at this stride
+    render = RenderNeed(stride=4, video=True, video_stride=2)  # handled cubes the same at video stride 2 and 4 on train 0-3 (benchmarks/video_stride_train.md); thresholds counted in frames were measured at this stride
 
     def __init__(self, *, confirm_frames: int = 3, present_px: float = 4.0, rest_frames: int = 8, follow_px: float = 8.0,
                  window_px: float = 5.0, settle_px: float = 12.0, whole_share: float = 0.75, rise_px: float = 6.0,

@@ -26,7 +26,8 @@ from memory.needs import Need
 from memory.records import ProgressRecord
 from memory.spec import MemorySpec, ReadKind
 from memory.store import MemoryStore
-from memory.tools.base import Tool
+from memory.render_need import RenderNeed
+from memory.tools.base import Tool, register_tool
 from memory.tools.colour_blobs import find_blobs
 from memory.tools.scene_layout import layout_points
 from memory.vocabulary import colour_of
@@ -35,8 +36,11 @@ from policies.subgoal_grammar import ordinal_word, try_parse
 KEY = "progress/repetitions"
 
 
+@register_tool(order=30)
 class RepetitionCounter(Tool):
     name = "repetition_counter"
+    # a release is verified by the object resting on a target within the next rendered frames
+    render = RenderNeed(stride=4, video=False)
     serves = frozenset({Need.REPETITION_COUNT})
     group = "progress"
     gate_kind = ReadKind.COUNT_GATE
