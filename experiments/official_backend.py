@@ -17,10 +17,10 @@ from experiments.streams import episode_streams
 
 
 @lru_cache(maxsize=4)
-def _official_env(task: str, split: str, max_steps: int):
+def _official_env(task: str, split: str, max_steps: int, render_lod: str):
     from envs.official.env import OfficialSubgoalEnv
 
-    return OfficialSubgoalEnv(task, split=split, max_steps=max_steps)
+    return OfficialSubgoalEnv(task, split=split, max_steps=max_steps, render_lod=render_lod)
 
 
 def official_spec(unit: WorkUnit):
@@ -34,7 +34,7 @@ def build_official_parts(unit: WorkUnit, cfg) -> EpisodeParts:
     from experiments.unit import build_composer
 
     cond = condition_from_name(unit.condition)
-    env = _official_env(unit.task, unit.split, cfg.max_steps)
+    env = _official_env(unit.task, unit.split, cfg.max_steps, cfg.render_lod)
     streams = episode_streams(unit.seed, unit.task, unit.split, unit.episode)
     uses_memory = cond.memory or cond.recent_window is not None
     memory = None

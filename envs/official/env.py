@@ -54,13 +54,17 @@ class OfficialSubgoalEnv(gym.Env):
     metadata = {"render_modes": []}
 
     def __init__(self, task: str, split: str = "test", max_steps: int = 1300, frame_stride: int = 0,
-                 video: bool = True, noop_steps: int = 16,
+                 video: bool = True, noop_steps: int = 16, render_lod: str = "full",
                  timers: Mapping[str, Callable[[], float]] | None = None):
         from envs.official.bridges import apply_bridges
         from envs.official.install import require_robomme
 
         require_robomme()
         self.bridges = apply_bridges()
+        from envs.official.lod import apply_render_lod
+
+        self.render_lod = render_lod
+        self.robot_urdfs = apply_render_lod(render_lod)
         from robomme.env_record_wrapper import BenchmarkEnvBuilder
 
         if max_steps <= 0:
@@ -80,6 +84,8 @@ class OfficialSubgoalEnv(gym.Env):
         self.status, self.error, self.clock, self.steps = "ongoing", None, 0, 0
         self._clock0 = 0
         self._noop = 0
+        self.raw_log: list[dict] | None = None
+        """Set to a list to keep every raw official (obs, info) this env returns (the fixture recorder)."""
 
     # ------------------------------------------------------------------ the interface run_episode reads
     @property
@@ -216,6 +222,7 @@ class OfficialSubgoalEnv(gym.Env):
         self._actions.clear()
         obs, info = self.env.reset()
         self._t["reset_s"] += time.perf_counter() - t0
+        self._log_raw("reset", None, obs, info)
         self._info = dict(info)
         self.status, self.error, self._noop = M.status_of(info), None, 0
         self.clock = self._clock0 = M.elapsed_steps(info)
@@ -235,6 +242,11 @@ class OfficialSubgoalEnv(gym.Env):
         out = self._our_info()
         out.update(video=video, episode=spec, retry_offset=0)
         return ours, out
+
+    def _log_raw(self, kind: str, action, obs, info) -> None:
+        if self.raw_log is not None:
+            self.raw_log.append({"kind": kind, "action": action, "obs": obs, "info": info,
+                                 "actions": list(self._actions)})
 
     def _install_tap(self) -> None:
         e = self.env
@@ -275,6 +287,7 @@ class OfficialSubgoalEnv(gym.Env):
         self._actions.clear()
         obs, _, terminated, truncated, info = self.env.step(cmd.to_action())
         self._t["env_s"] += time.perf_counter() - t0
+        self._log_raw("step", cmd.to_action(), obs, info)
         info = dict(info or {})
         if obs is None:  # the benchmark's FailAwareWrapper caught a crash (IK, planner): an error
             self.status, self.error = "error", str(info.get("error_message") or "official env error")
