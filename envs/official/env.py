@@ -84,6 +84,8 @@ class OfficialSubgoalEnv(gym.Env):
         self.status, self.error, self.clock, self.steps = "ongoing", None, 0, 0
         self._clock0 = 0
         self._noop = 0
+        self._last_obs: dict = {"front_rgb": None, "wrist_rgb": None, "joint_state": np.zeros(7, np.float32),
+                                "step": 0, "clock": 0}
         self.raw_log: list[dict] | None = None
         """Set to a list to keep every raw official (obs, info) this env returns (the fixture recorder)."""
 
@@ -313,8 +315,6 @@ class OfficialSubgoalEnv(gym.Env):
         self._last_obs = ours
         out = dict(self._our_info(), frames=frames, command=cmd.to_action())
         return ours, 0.0, self.status in ("success", "fail", "error"), self.status == "timeout", out
-
-    _last_obs: dict = {"front_rgb": None, "wrist_rgb": None, "joint_state": np.zeros(7, np.float32), "step": 0, "clock": 0}
 
     def close(self):
         if self.env is not None:
