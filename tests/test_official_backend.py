@@ -65,8 +65,12 @@ def test_official_episode_through_our_interface():
     slot = env.unwrapped.history_slot()
     assert slot is not None and slot.name == "which container" and len(slot.alternatives) >= 2
     oracle = env.oracle_subgoal()
-    assert env.resolve(oracle) == env.resolve(slot.alternatives[[env.resolve(a) for a in slot.alternatives].index(env.resolve(oracle))])
+    before = {a: env.resolve(a) for a in (oracle, *slot.alternatives)}
+    assert before[oracle] in [before[a] for a in slot.alternatives], "the oracle's object is one of the alternatives"
+    assert len({id(r[1]) for a, r in before.items() if a != oracle}) == len(slot.alternatives)
     obs, _, term, trunc, info = env.step(oracle)
+    # the audit asks after the step: texts resolve in the scene the decision saw (the container is lifted by now)
+    assert {a: env.resolve(a) for a in before} == before
     assert info["status"] == "success" and term
     frames = info["frames"]
     assert frames and all(f.action is not None and f.action.shape == (8,) for f in frames)

@@ -87,6 +87,7 @@ class OfficialSubgoalEnv(gym.Env):
         self._last_obs: dict = {"front_rgb": None, "wrist_rgb": None, "joint_state": np.zeros(7, np.float32),
                                 "step": 0, "clock": 0}
         self.raw_log: list[dict] | None = None
+        self._decision: dict | None = None
         """Set to a list to keep every raw official (obs, info) this env returns (the fixture recorder)."""
 
     # ------------------------------------------------------------------ the interface run_episode reads
@@ -192,17 +193,29 @@ class OfficialSubgoalEnv(gym.Env):
         opt = self._option_by_action(self.oracle_action())
         return None if opt is None else opt.get("label")
 
+    def _snapshot(self) -> dict:
+        """The scene as the current decision sees it: options, oracle, candidates and their points."""
+        opts = self.options()
+        cands = {o.get("label"): (self._candidates(o), self.candidate_points(o)) for o in opts if "available" in o}
+        return {"options": [{"label": o.get("label"), "action": o.get("action"), "available": "available" in o}
+                            for o in opts],
+                "oracle": self.oracle_subgoal(), "oracle_label": self._oracle_label(), "candidates": cands}
+
     def resolve(self, text: str):
         """Subgoal text -> (option label, the candidate object it would act on), as the benchmark's
-        executor would pick it; for the audit (run_episode), never for the memory."""
-        cmd = self.command(text) if text else None
+        executor picks it (nearest projected candidate); for the audit (run_episode), never for the
+        memory. One official step runs a whole option (a lifted container has moved away by the
+        time the audit asks), so after a step the texts are resolved in the scene as it was when
+        that decision was taken, the equivalent of our backend's resolution after a 16-step chunk."""
+        snap = self._decision if self._decision is not None else self._snapshot()
+        cmd = M.command_for(text, snap["options"], snap["oracle"], snap["oracle_label"]) if text else None
         if cmd is None:
             return None
-        opt = next((o for o in self.options() if o.get("label") == cmd.choice), None)
-        if opt is None or "available" not in opt or cmd.point is None:
+        if cmd.choice not in snap["candidates"] or cmd.point is None:
             return cmd.choice, None
-        i = nearest(cmd.point, self.candidate_points(opt))
-        return cmd.choice, (None if i is None else self._candidates(opt)[i])
+        objs, pts = snap["candidates"][cmd.choice]
+        i = nearest(cmd.point, pts)
+        return cmd.choice, (None if i is None else objs[i])
 
     # ------------------------------------------------------------------ episode
     def reset(self, *, seed=None, options=None):
@@ -222,6 +235,7 @@ class OfficialSubgoalEnv(gym.Env):
         self.env = self.builder.make_env_for_episode(spec.episode_idx, include_available_multi_choices=True)
         self._install_tap()
         self._actions.clear()
+        self._decision = None
         obs, info = self.env.reset()
         self._t["reset_s"] += time.perf_counter() - t0
         self._log_raw("reset", None, obs, info)
@@ -274,7 +288,9 @@ class OfficialSubgoalEnv(gym.Env):
         if self.status != "ongoing":
             raise RuntimeError(f"step() called on a finished episode (status {self.status!r}); call reset()")
         t0 = time.perf_counter()
-        cmd = self.command(subgoal) if subgoal else None
+        self._decision = self._snapshot()
+        cmd = M.command_for(subgoal, self._decision["options"], self._decision["oracle"],
+                            self._decision["oracle_label"]) if subgoal else None
         frames: list[LowLevelFrame] = []
         if cmd is None:
             # no option executes this text: the robot holds still for one chunk of the budget (as
