@@ -19,6 +19,8 @@ semantics:
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import traceback
 from dataclasses import dataclass, field, replace
 
@@ -65,22 +67,31 @@ class RoboMMEEnv(gym.Wrapper):
         env: RoboMMETask,
         max_steps: int = 1300,
         render_stride: int = 0,
-        video_stride: int = 1,
+        video_stride: int | Callable[[str], int] = 1,
         wrist: bool = False,
         demo_step_cap: int = 3000,
     ):
+        """``video_stride``: record every k-th clock tick of the demonstration into ``info["video"]``
+        (its physics is the same at any k); or a function of the episode's goal text giving k, asked
+        after the scene is sampled and before the demonstration plays, for consumers whose need
+        depends on what the goal asks (the memory renders the video only as finely as the tools
+        this goal enables read it)."""
         super().__init__(env)
         if max_steps <= 0:
             raise ValueError(f"max_steps must be positive, got {max_steps!r}")
         self.max_steps = max_steps
         self.render_stride = render_stride
-        self.video_stride = max(1, video_stride)
+        self.video_stride = video_stride if callable(video_stride) else max(1, video_stride)
+        self._video_every = 1
         self.wrist = wrist
         self.demo_step_cap = demo_step_cap
         self.steps = 0
         self.status = "ongoing"
         self.error: str | None = None
         self.spec_episode: EpisodeSpec | None = None
+        self.goal_style = "template"
+        self.goal_seed = 0
+        self._goal: str | None = None
 
     @property
     def task(self) -> RoboMMETask:
@@ -104,8 +115,12 @@ class RoboMMEEnv(gym.Wrapper):
 
     def _info(self) -> dict:
         t = self.task
+        if self._goal is None:
+            self._goal = t.goal_text(self.goal_style, self.goal_seed)
         return {
-            "goal": t.goal_texts()[0],
+            "goal": self._goal,
+            "goal_style": self.goal_style,
+            "template_goal": t.goal_texts()[0],
             "task_goal": t.goal_texts(),
             "subgoal": t.simple_subgoal(),
             "status": self.status,
@@ -128,6 +143,13 @@ class RoboMMEEnv(gym.Wrapper):
         if spec is not None and spec.task != self.task.TASK:
             raise ValueError(f"episode for task {spec.task!r} given to a {self.task.TASK} env")
         retry = bool(options.pop("retry", True))
+        # the goal every consumer is given: the template, or one rewording drawn from the episode's
+        # goal stream (envs/core/rewording.py); kept until the next reset
+        self.goal_style = str(options.pop("goal_style", "template"))
+        self.goal_seed = int(options.pop("goal_seed", 0))
+        if self.goal_style not in ("template", "reworded"):
+            raise ValueError(f"unknown goal style {self.goal_style!r} (template, reworded)")
+        self._goal = None
         attempts = retry_seeds(spec) if (spec is not None and retry) else [None]
         reasons: list[str] = []
         for attempt_seed in attempts:
@@ -162,6 +184,7 @@ class RoboMMEEnv(gym.Wrapper):
         entry = t.current_entry
         if entry is None or not entry.demonstration:
             return video
+        self._video_every = self._resolve_video_stride(t.goal_texts()[0])
         ex = Executor(t)
         steps = 0
         while entry is not None and entry.demonstration:
@@ -186,10 +209,16 @@ class RoboMMEEnv(gym.Wrapper):
             entry = t.current_entry
         return video
 
+    def _resolve_video_stride(self, goal: str) -> int:
+        k = self.video_stride(goal) if callable(self.video_stride) else self.video_stride
+        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+            raise ValueError(f"video_stride gave {k!r} for the goal {goal!r}; it must be an int >= 1")
+        return k
+
     def _demo_step(self, action, entry, video: DemoVideo) -> None:
         t = self.task
         self.env.step(action)
-        if entry.record and t.clock % self.video_stride == 0:
+        if entry.record and t.clock % self._video_every == 0:
             video.front.append(self.front_frame())
             if self.wrist:
                 video.wrist.append(t.render_wrist())

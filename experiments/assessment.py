@@ -4,7 +4,7 @@ MEMORA's retrospective probe, applied to robot memory. At every decision where t
 current subgoal depends on the past (``task.history_slot()`` is not None) and once at the end,
 the task is asked for probe questions built from its privileged truth (``task.probe_questions()``:
 "how many repetitions are done?", "where is the container hiding the green cube?", "which route
-was demonstrated?"); each is answered from ``memory.store.snapshot(t)`` alone, with an explicit
+was demonstrated?"); each is answered from the memory's ``snapshot(t)`` (memory/interface.py) alone, with an explicit
 "not available" when the snapshot holds no answer. The score is independent of control success:
 a memory can know the right answer and the episode still fail, and vice versa.
 
@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from envs.core.probes import ProbeQuestion
+from memory.store import Snapshot
 
 NOT_AVAILABLE = "not available"
 
@@ -52,7 +53,7 @@ class Assessment:
     def probe(self, task, memory, step: int) -> None:
         if memory is None or not hasattr(task, "probe_questions"):
             return
-        snap = memory.store.snapshot(step)
+        snap = Snapshot.from_dict(memory.snapshot(step))  # the memory interface's snapshot, ours or a researcher's
         for q in task.probe_questions():
             got = answer_from_snapshot(q, snap)
             s = self.scores[q.kind]

@@ -131,6 +131,8 @@ class Condition:
     """Recent-frame baseline: keep only the last N frames (None: off)."""
     flags: MemoryFlags = MemoryFlags()
     """Ablation switches; only meaningful with ``memory``."""
+    custom: str | None = None
+    """A researcher's memory class, ``"package.module:Class"`` (:mod:`memory.interface`), instead of ours."""
 
     def __post_init__(self) -> None:
         name_of(self)  # raises for a combination that has no name
@@ -159,6 +161,10 @@ def name_of(condition: Condition) -> str:
         if c.memory or c.recent_window is not None or flagged:
             raise ValueError(f"the oracle condition takes no memory, window or ablation: {c!r}")
         return "oracle"
+    if c.custom is not None:
+        if not c.memory or c.recent_window is not None or flagged:
+            raise ValueError(f"a custom memory takes no window or ablation: {c!r}")
+        return f"memory:{c.custom}"
     if c.memory:
         if c.recent_window is not None:
             raise ValueError(f"memory and a recent-frame window together have no name: {c!r}")
@@ -180,6 +186,11 @@ def condition_from_name(name: str) -> Condition:
         return Condition()
     if name == "memory":
         return Condition(memory=True)
+    if name.startswith("memory:"):
+        from memory.interface import load_memory_class
+
+        load_memory_class(name[len("memory:"):])  # fails here, naming the path, not mid-run
+        return Condition(memory=True, custom=name[len("memory:"):])
     m = _RECENT.fullmatch(name)
     if m:
         return Condition(recent_window=int(m.group(1)))
@@ -230,6 +241,8 @@ def condition_sort_key(name: str) -> tuple[int, int, str]:
         return (1, 0, name)
     if c.recent_window is not None:
         return (2, c.recent_window, name)
+    if c.custom is not None:
+        return (3, 1, name)
     if not c.flags.active:
         return (3, 0, name)
     first = ABLATIONS.index(c.flags.active[0])

@@ -38,6 +38,7 @@ from experiments.conditions import (
 )
 from memory.perception.config import PerceptionConfig
 from policies.noise import PAPER_NOISE, ScriptedNoise
+from policies.serving_protocol import SERVER_KINDS
 
 
 class ConfigError(Exception):
@@ -93,6 +94,11 @@ class ExperimentConfig:
     """Seconds to wait for the openpi server to accept a connection before the episode errors."""
     openpi_recv_timeout_s: float = 60.0
     """Seconds to wait for one action chunk before the episode errors."""
+    openpi_server: Literal["auto", "openpi", "benchmark"] = "auto"
+    """Kind of policy server: `benchmark` (RoboMME's MME-VLA server: gets {"reset": True} at each
+    episode start and re-seeds its sampling; its metadata does not say so, so pass this for it),
+    `openpi` (plain openpi: never gets the reset, which it would take for an observation), or `auto`
+    (benchmark only if the server's metadata says accepts_reset: True, as policies.policy_server's does)."""
     specifier: Literal["instruction", "llm"] = "instruction"
     """Memory specification C(goal): the deterministic instruction parser (default), or an LLM voting
     over re-wrapped prompts (needs --specifier-endpoint; required by memory-single-vote)."""
@@ -100,6 +106,10 @@ class ExperimentConfig:
     """LLM specifier: OpenAI-compatible base URL (e.g. http://localhost:8000/v1)."""
     specifier_model: str = "default"
     """LLM specifier: model name the endpoint serves."""
+    goal_style: Literal["template", "reworded"] = "template"
+    """Goal wording every composer, the policy and the memory are given: the benchmark's template, or
+    one of the project's hand-written rewordings (envs/tasks/goal_rewordings.json) drawn per episode
+    from its goal stream; recorded in each row."""
     memory: MemoryFlags = MemoryFlags()
     """Ablation switches. Any switch set adds the condition it names (e.g. --memory.no-route adds memory-no-route)."""
     perception: PerceptionConfig = PerceptionConfig()
@@ -187,6 +197,8 @@ class ExperimentConfig:
                 raise ConfigError(f"--{name.replace('_', '-')} must be >= 0, got {getattr(self, name)}")
         if not 0 < self.openpi_port < 65536:
             raise ConfigError(f"--openpi-port must be in 1..65535, got {self.openpi_port}")
+        if self.openpi_server not in SERVER_KINDS:
+            raise ConfigError(f"--openpi-server must be one of {', '.join(SERVER_KINDS)}, got {self.openpi_server!r}")
         for name in ("openpi_connect_timeout_s", "openpi_recv_timeout_s"):
             if not getattr(self, name) > 0:
                 raise ConfigError(f"--{name.replace('_', '-')} must be > 0, got {getattr(self, name)}")
@@ -249,6 +261,7 @@ OUTCOME_FIELDS: tuple[str, ...] = (
     "policy_noise",
     "openpi_host",
     "openpi_port",
+    "openpi_server",
     "horizon",
     "max_steps",
     "render_stride",
@@ -257,6 +270,7 @@ OUTCOME_FIELDS: tuple[str, ...] = (
     "specifier",
     "specifier_endpoint",
     "specifier_model",
+    "goal_style",
 )
 """Fields that must match when a run directory is resumed (the rest only select which units run)."""
 
@@ -268,6 +282,9 @@ def _check_official(cfg: "ExperimentConfig") -> None:
                           "is not wired to the official envs yet (use --policy scripted)")
     if cfg.video:
         raise ConfigError("--video is not supported with --backend robomme yet")
+    if cfg.goal_style != "template":
+        raise ConfigError(f"--goal-style {cfg.goal_style} rewords our envs' goals; --backend robomme uses the "
+                          "benchmark's own goal texts (use --goal-style template)")
     if cfg.split not in ("train", "val", "test"):
         raise ConfigError(f"the official benchmark has no split {cfg.split!r} (known: train, val, test)")
     from envs.official.install import INSTALL_HINT, robomme_available

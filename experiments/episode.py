@@ -34,6 +34,8 @@ class EpisodeParts:
     """The episode's random streams; the composer draws from ``streams["composer"]``."""
     policy: Any | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    goal_style: str = "template"
+    """``template`` or ``reworded``: the env draws the rewording from ``streams["goal"]``."""
 
 
 @dataclass
@@ -89,12 +91,15 @@ def run_episode(spec: EpisodeSpec, parts: EpisodeParts, max_decisions: int = 10_
     low = env.get_wrapper_attr("low") if hasattr(env, "get_wrapper_attr") else env
     t0 = time.perf_counter()
     steps, status, error = 0, "error", None
+    goal = ""
     subgoals: list[dict] = []
     audit = {"decisions": 0, "matches_oracle": 0, "rewrites": 0, "rewrites_right": 0, "rewrites_wrong": 0}
     history = HistoryAudit()
     assessment = Assessment()
     try:
-        obs, info = env.reset(options={"episode": spec})
+        obs, info = env.reset(options={"episode": spec, "goal_style": parts.goal_style,
+                                       "goal_seed": parts.streams.get("goal", parts.seed)})
+        goal = info["goal"]
         spec = info.get("episode") or spec  # reset may have moved past an unusable scene
         video = info.get("video")
         composer_seed = parts.streams.get("composer", parts.seed)
@@ -153,4 +158,5 @@ def run_episode(spec: EpisodeSpec, parts: EpisodeParts, max_decisions: int = 10_
         n_subgoals=len(subgoals), memory=memory_diag or {"audit": audit}, streams=dict(parts.streams),
         retry_offset=spec.env_seed - base_seed(spec.task, spec.split, spec.episode_idx),
         policy_noise=list(getattr(parts.policy, "noise_events", None) or []), history_audit=history.to_dict(),
+        goal_style=parts.goal_style, goal=goal,
     )

@@ -80,6 +80,10 @@ def build_memory(cond, perception: PerceptionConfig | None = None, run_cfg=None)
     """A fresh memory layer for one episode of condition ``cond``, its tools on the perception
     back-ends ``perception`` names (``None``: the colour default; loaded models are cached), its
     specifier as the run config ``run_cfg`` says (``None``: the instruction parser)."""
+    if cond.custom is not None:  # a researcher's memory (memory/interface.py), built with no arguments
+        from memory.interface import check_memory, load_memory_class
+
+        return check_memory(load_memory_class(cond.custom)(), where=cond.custom)
     cfg = memory_config(cond, *_specifier_args(run_cfg))
     return MemoryLayer(cfg, default_tools(perception=None if perception is None else build_perception(perception)))
 
@@ -95,7 +99,9 @@ def condition_signature(cond, run_cfg=None) -> dict:
     window, the memory layer's config and the oracle-ladder rung that wraps it from outside.
     Two conditions with the same signature would run the same thing under two names."""
     sig = {"composer": cond.composer, "memory": cond.memory, "recent_window": cond.recent_window}
-    if cond.memory:
+    if cond.custom is not None:
+        sig["custom_memory"] = cond.custom
+    elif cond.memory:
         sig["memory_config"] = memory_config(cond, *_specifier_args(run_cfg)).to_dict()
         if cond.flags.uses_true_state:
             from experiments.oracle_ladder import ladder_rung

@@ -47,13 +47,14 @@ def build_official_parts(unit: WorkUnit, cfg) -> EpisodeParts:
                              "it has no official-backend equivalent yet")
     sched = render_schedule(cfg, memory=memory, composer=cfg.composer_for(cond), policy_images=False, record=False)
     # the official wrappers render every frame anyway; the schedule decides which ones the memory is shown
-    env.frame_stride, env.video = sched.front_stride, sched.video
+    env.frame_stride, env.video_stride = sched.front_stride, sched.env_video_stride
     env.timers = {"memory_s": memory.time_s} if hasattr(memory, "time_s") else {}
     top = env
     if uses_memory:
-        from wrappers.memory_layer import MemoryLayer
+        from wrappers.memory_wrapper import MemoryWrapper
+        from wrappers.recent_frames import RecentFrames
 
-        top = MemoryLayer(env, memory, window=cond.recent_window)
+        top = MemoryWrapper(env, memory) if cond.recent_window is None else RecentFrames(env, memory, cond.recent_window)
     composer = build_composer(cfg.composer_for(cond), cfg, env)
     return EpisodeParts(env=top, composer=composer, memory=memory, condition=unit.condition, seed=unit.seed,
                         streams=streams, policy=None, extra={"bridges": list(env.bridges.applied)})

@@ -85,9 +85,31 @@ class OracleLadder:
         self.rung = rung
         self.counts = LadderCounts()
 
-    # everything else (observe, snapshot, traces, timings, tools, store ...) is the memory's own
-    def __getattr__(self, name: str):
-        return getattr(self.memory, name)
+    # the rest of the memory interface is the wrapped layer's own, forwarded by name (no __getattr__:
+    # what the harness may ask of a ladder is exactly this list)
+    def observe(self, frame: Frame) -> None:
+        self.memory.observe(frame)
+
+    def snapshot(self, step: int) -> dict:
+        return self.memory.snapshot(step)
+
+    def time_s(self) -> float:
+        return self.memory.time_s()
+
+    def tools_for(self, goal: str):
+        return self.memory.tools_for(goal)
+
+    @property
+    def tools(self):
+        return self.memory.tools
+
+    @property
+    def config(self):
+        return self.memory.config
+
+    @property
+    def traces(self):
+        return self.memory.traces
 
     def reset(self, goal: str, demo_frames) -> None:
         self.counts = LadderCounts()

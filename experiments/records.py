@@ -59,6 +59,10 @@ class EpisodeResult:
     """Every history-dependent decision scored (``experiments.episode.HistoryAudit``): right /
     wrong / abstained / silently agreed with a wrong proposal."""
     """The scripted policy's injected failures in this episode (which pick, which kind)."""
+    goal_style: str = "template"
+    """``template`` or ``reworded`` (``--goal-style``)."""
+    goal: str = ""
+    """The goal text every composer, the policy and the memory were given in this episode."""
 
     @property
     def key(self) -> tuple[str, str, int, str, int]:

@@ -30,7 +30,11 @@ back to :data:`TOOL_RENDER_NEEDS` by name, then to :data:`DEFAULT_TOOL_NEED`:
   tool needs no periodic frames;
 * ``render_until``: the need holds only for the first ``render_until`` live steps (``None``: all
   episode long);
-* ``render_video``: the tool reads the conditioning video's frames.
+* ``render_video``: the tool reads the conditioning video's frames;
+* ``render_video_stride``: the coarsest video stride (clock ticks between rendered demonstration
+  frames) at which the tool's answers are unchanged, measured by ``scripts/bench_video_stride.py``
+  (``benchmarks/video_stride.md``); default 1, every frame. The video is rendered at the finest
+  stride any reading tool declares, so one tool that needs every frame gets every frame.
 
 >>> sched = render_schedule(cfg, memory=layer)          # doctest: +SKIP
 >>> SubgoalExecution(low, policy, horizon=cfg.horizon, **sched.wrapper_kwargs())   # doctest: +SKIP
@@ -38,8 +42,8 @@ back to :data:`TOOL_RENDER_NEEDS` by name, then to :data:`DEFAULT_TOOL_NEED`:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 __all__ = [
@@ -63,8 +67,11 @@ class RenderNeed:
     stride: int | None = 4
     until: int | None = None
     video: bool = True
+    video_stride: int = 1
 
     def __post_init__(self) -> None:
+        if isinstance(self.video_stride, bool) or not isinstance(self.video_stride, int) or self.video_stride < 1:
+            raise ValueError(f"render need video_stride must be an int >= 1, got {self.video_stride!r}")
         for name in ("stride", "until"):
             v = getattr(self, name)
             if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1):
@@ -77,7 +84,7 @@ front frame every 4 env steps and the whole conditioning video."""
 
 TOOL_RENDER_NEEDS: dict[str, RenderNeed] = {
     # tracks coloured objects frame to frame (2 consecutive sightings verify, 24 px max jump)
-    "colour_blobs": RenderNeed(stride=4),
+    "colour_blobs": RenderNeed(stride=4, video_stride=2),  # its tracks serve readers that hold at video stride 2
     # a release is verified by the object resting on a target within the next rendered frames
     "repetition_counter": RenderNeed(stride=4, video=False),
     # buttons and targets from the first live frames, while the arm rests above the table
@@ -89,16 +96,19 @@ _MISSING = object()
 
 
 def tool_need(tool: Any) -> RenderNeed:
-    """The render need of ``tool``: its own ``render_stride``/``render_until``/``render_video``
-    attributes, else its entry in :data:`TOOL_RENDER_NEEDS`, else :data:`DEFAULT_TOOL_NEED`."""
-    declared = getattr(tool, "render_stride", _MISSING)
-    if declared is not _MISSING:
-        return RenderNeed(
-            stride=declared,
-            until=getattr(tool, "render_until", None),
-            video=bool(getattr(tool, "render_video", True)),
-        )
-    return TOOL_RENDER_NEEDS.get(getattr(tool, "name", ""), DEFAULT_TOOL_NEED)
+    """The render need of ``tool``: each of its own ``render_stride``/``render_until``/``render_video``/
+    ``render_video_stride`` attributes, the rest from its entry in :data:`TOOL_RENDER_NEEDS`, else from
+    :data:`DEFAULT_TOOL_NEED`."""
+    base = TOOL_RENDER_NEEDS.get(getattr(tool, "name", ""), DEFAULT_TOOL_NEED)
+    declared = {field_name: getattr(tool, attr) for field_name, attr in _DECLARED.items() if getattr(tool, attr, _MISSING) is not _MISSING}
+    if "stride" in declared and "until" not in declared:
+        declared["until"] = None  # a declared stride is for the whole episode unless the tool says otherwise
+    if "video" in declared:
+        declared["video"] = bool(declared["video"])
+    return replace(base, **declared)
+
+
+_DECLARED = {"stride": "render_stride", "until": "render_until", "video": "render_video", "video_stride": "render_video_stride"}
 
 
 @dataclass(frozen=True)
@@ -111,6 +121,7 @@ class RenderSchedule:
         query: the current view at every composer query.
         policy_front, policy_wrist: the views an image policy reads at every query.
         video: render the conditioning video's frames.
+        video_every: ...one every this many clock ticks (the finest stride a reader declares).
         reasons: who asked for what, for logs and the benchmark.
     """
 
@@ -121,12 +132,34 @@ class RenderSchedule:
     policy_front: bool = False
     policy_wrist: bool = False
     video: bool = False
+    video_every: int = 1
+    video_readers: tuple[tuple[str, int], ...] = ()
+    video_floor: int | None = None
+    goal_tools: Callable[[str], Iterable[str]] | None = field(default=None, compare=False, repr=False)
     reasons: tuple[str, ...] = field(default=(), compare=False)
+
+    def video_stride_for(self, goal: str) -> int:
+        """The video stride for an episode whose goal is ``goal``: the finest stride among the readers
+        this goal enables (``goal_tools``: the names of the tools the memory switches on for it) and
+        the non-memory consumers (``video_floor``); no frame at all when none of them reads the video."""
+        if self.goal_tools is None:
+            return self.video_stride
+        enabled = set(self.goal_tools(goal))
+        strides = [k for name, k in self.video_readers if name in enabled]
+        if self.video_floor is not None:
+            strides.append(self.video_floor)
+        return min(strides) if strides else NO_VIDEO
+
+    @property
+    def env_video_stride(self) -> int | Callable[[str], int]:
+        """What to give ``RoboMMEEnv.video_stride``: :meth:`video_stride_for`, asked by the env once the
+        goal is sampled, when the memory can say which tools a goal enables; else the fixed stride."""
+        return self.video_stride_for if (self.goal_tools is not None and self.video) else self.video_stride
 
     @property
     def video_stride(self) -> int:
-        """``RoboMMEEnv.video_stride`` for this schedule: every frame, or none."""
-        return 1 if self.video else NO_VIDEO
+        """``RoboMMEEnv.video_stride`` for this schedule: every ``video_every``-th frame, or none."""
+        return self.video_every if self.video else NO_VIDEO
 
     def wrapper_kwargs(self) -> dict[str, Any]:
         return dict(
@@ -147,6 +180,10 @@ class RenderSchedule:
             "policy_front": self.policy_front,
             "policy_wrist": self.policy_wrist,
             "video": self.video,
+            "video_every": self.video_every,
+            "video_readers": [list(r) for r in self.video_readers],
+            "video_floor": self.video_floor,
+            "per_goal_video": self.goal_tools is not None,
             "reasons": list(self.reasons),
         }
 
@@ -157,7 +194,9 @@ def _active_tools(memory: Any) -> tuple[Any, ...]:
     config = getattr(memory, "config", None)
     if config is not None and not getattr(config, "enabled", True):
         return ()  # a disabled layer runs no tool
-    return tuple(getattr(memory, "tools", ()))
+    tools = getattr(memory, "tools", None)
+    # a memory without tools (memory/interface.py) declares its render need itself, like one tool
+    return (memory,) if tools is None else tuple(tools)
 
 
 def render_schedule(
@@ -192,7 +231,9 @@ def render_schedule(
 
     periodic: list[int] = []
     early: list[tuple[int, int]] = []
-    video = False
+    video_strides: list[int] = []
+    readers: list[tuple[str, int]] = []
+    floor: int | None = None
     for tool in active:
         need = tool_need(tool)
         name = getattr(tool, "name", type(tool).__name__)
@@ -204,11 +245,13 @@ def render_schedule(
                 early.append((need.stride, need.until))
                 reasons.append(f"{name}: front every {need.stride} steps for the first {need.until} live steps")
         if need.video and use_video:
-            video = True
-            reasons.append(f"{name}: conditioning video")
+            video_strides.append(need.video_stride)
+            readers.append((name, need.video_stride))
+            reasons.append(f"{name}: conditioning video every {need.video_stride} frames")
     if record:
         periodic.append(cap)
-        video = True
+        video_strides.append(1)
+        floor = 1
         reasons.append(f"recorder: front every {cap} steps and the conditioning video")
     front = min([cap, *periodic]) if periodic else 0
 
@@ -222,7 +265,8 @@ def render_schedule(
     if active:
         reasons.append("memory: current view at each query (re-grounding)")
     if composer == "vlm":
-        video = True
+        video_strides.append(1)
+        floor = 1
         reasons.append("vlm composer: current view at each query and the conditioning video")
     wrist = policy_images if policy_wrist is None else bool(policy_wrist)
     if policy_images:
@@ -234,6 +278,19 @@ def render_schedule(
         query=query,
         policy_front=bool(policy_images),
         policy_wrist=bool(policy_images and wrist),
-        video=video,
+        video=bool(video_strides),
+        video_every=min(video_strides, default=1),
+        video_readers=tuple(readers),
+        video_floor=floor,
+        goal_tools=_goal_tools(memory) if tools is None and active else None,
         reasons=tuple(reasons),
     )
+
+
+def _goal_tools(memory: Any) -> Callable[[str], Iterable[str]] | None:
+    """The names of the tools ``memory`` switches on for a goal, when it can say so before the episode
+    (``MemoryLayer.tools_for``); ``None`` for a memory that cannot (then every reader counts)."""
+    tools_for = getattr(memory, "tools_for", None)
+    if not callable(tools_for):
+        return None
+    return lambda goal: [t.name for t in tools_for(goal)]

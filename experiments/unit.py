@@ -34,8 +34,10 @@ def build_policy(cfg, low):
         from policies.base import ActionHorizon
         from policies.openpi_client import OpenPIPolicy
 
-        inner = OpenPIPolicy(host=cfg.openpi_host, port=cfg.openpi_port,
-                             connect_timeout_s=cfg.openpi_connect_timeout_s, recv_timeout_s=cfg.openpi_recv_timeout_s)
+        # the stick robot takes 7-D actions: the client drops the 8-column reply's gripper column
+        inner = OpenPIPolicy(host=cfg.openpi_host, port=cfg.openpi_port, action_dim=int(low.action_space.shape[0]),
+                             connect_timeout_s=cfg.openpi_connect_timeout_s, recv_timeout_s=cfg.openpi_recv_timeout_s,
+                             server_kind=getattr(cfg, "openpi_server", "auto"))
         return ActionHorizon(inner, cfg.horizon), True
     if cfg.policy == "lerobot":
         from policies.base import ActionHorizon
@@ -88,20 +90,21 @@ def build_parts(unit: WorkUnit, cfg, video_path=None) -> EpisodeParts:
 
     sched = render_schedule(cfg, memory=memory, composer=cfg.composer_for(cond), policy_images=needs_images,
                             record=video_path is not None)
-    low.video_stride, low.wrist = sched.video_stride, False  # the wrapper renders the wrist when the policy reads it
+    low.video_stride, low.wrist = sched.env_video_stride, False  # the wrapper renders the wrist when the policy reads it
     env = SubgoalExecution(low, policy, horizon=cfg.horizon, **sched.wrapper_kwargs(),
                            timers={"memory_s": memory.time_s} if hasattr(memory, "time_s") else None)
     if uses_memory:
-        from wrappers.memory_layer import MemoryLayer
+        from wrappers.memory_wrapper import MemoryWrapper
+        from wrappers.recent_frames import RecentFrames
 
-        env = MemoryLayer(env, memory, window=cond.recent_window)
+        env = MemoryWrapper(env, memory) if cond.recent_window is None else RecentFrames(env, memory, cond.recent_window)
     if video_path is not None:
         from wrappers.record_episode import RecordEpisode
 
         env = RecordEpisode(env, video_path)
     composer = build_composer(cfg.composer_for(cond), cfg, low)
     return EpisodeParts(env=env, composer=composer, memory=memory, condition=unit.condition, seed=unit.seed,
-                        streams=streams, policy=policy)
+                        streams=streams, policy=policy, goal_style=getattr(cfg, "goal_style", "template"))
 
 
 def run_unit(unit: WorkUnit, cfg) -> EpisodeResult:

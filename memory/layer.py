@@ -24,6 +24,7 @@ from memory.boundary import check_frame, check_text
 from memory.frames import Frame
 from memory.records import EntityRecord
 from memory.refine import refine_every_point
+from memory.needs import Need, needs_of
 from memory.spec import InstructionSpecifier, MemorySpec, ReadKind, Specifier
 from memory.store import EditOp, MemoryStore, StoreKind
 from memory.tools.base import Tool
@@ -142,6 +143,10 @@ class MemoryLayer:
         self._specifier: Specifier = config.specifier or InstructionSpecifier()
         self.store = MemoryStore()
         self.spec: MemorySpec | None = None
+        self._specs: dict[str, MemorySpec] = {}  # goal text -> specification, for tools_for and reset
+        self.needs: frozenset[Need] = frozenset()
+        # the tools this episode's specification enables (Tool.enabled_by: declared needs met)
+        self._enabled: tuple[Tool, ...] = ()
         self._access: StructuredAccess | None = None
         self._traces: list[ReadTrace] = []
         self._fed: dict[str, int] = {}
@@ -187,7 +192,7 @@ class MemoryLayer:
         self._revisions = 0
         self._last_step = None
         if self.config.enabled:
-            spec = self._specifier(goal).without_reads(self.config.disabled_reads)
+            spec = self._specify(goal)
         else:  # pass-through: do not even consult the specifier (it may be an LLM)
             spec = MemorySpec(goal=goal)
         self.spec = spec
@@ -197,17 +202,37 @@ class MemoryLayer:
             read_uncertain=self.config.read_uncertain,
             record_position_fallback=self.config.record_position_fallback,
         )
+        self.needs = needs_of(spec)
+        self._enabled = ()
         if not self.config.enabled:
             return
         for tool in self.tools:
             t1 = time.perf_counter()
-            tool.reset(spec, self.store)
+            tool.active = tool.enabled_by(spec)  # from the tool's declared needs and the spec alone
+            tool.reset(spec, self.store)  # every tool forgets its last episode, enabled or not
             self._tool_time[tool.name]["reset_s"] += time.perf_counter() - t1
+        self._enabled = tuple(t for t in self.tools if t.active)
         for frame in demo_frames:
             if frame.source != "video":
                 raise ValueError(f"demo frame at step {frame.step} has source {frame.source!r}; expected 'video'")
             if self.config.use_video:
                 self._feed(frame)
+
+    def _specify(self, goal: str) -> MemorySpec:
+        """The goal's specification, asked of the specifier once per goal text (it may be an LLM)."""
+        if goal not in self._specs:
+            self._specs[goal] = self._specifier(goal).without_reads(self.config.disabled_reads)
+        return self._specs[goal]
+
+    def tools_for(self, goal: str) -> tuple[Tool, ...]:
+        """The tools an episode with goal ``goal`` switches on (their declared needs met by its
+        specification), known before the episode starts: the render schedule renders the
+        conditioning video only as finely as these tools read it. None when the layer is disabled."""
+        check_text(goal, "goal")
+        if not self.config.enabled:
+            return ()
+        spec = self._specify(goal)
+        return tuple(t for t in self.tools if t.enabled_by(spec))
 
     def observe(self, frame: Frame) -> None:
         """Feed one low-level frame (``frame.rgb`` may be ``None`` on unrendered steps)."""
@@ -229,7 +254,7 @@ class MemoryLayer:
             )
         self._last_step = frame.step
         self._frames[frame.source] += 1
-        for tool in self.tools:
+        for tool in self._enabled:
             n = self._fed[tool.name]
             self._fed[tool.name] = n + 1
             if n % tool.stride == 0:
@@ -241,6 +266,8 @@ class MemoryLayer:
 
     def _reground(self, entity: EntityRecord, frame: Frame) -> Point | None:
         for tool in self._reground_order:
+            if tool not in self._enabled:
+                continue
             t0 = time.perf_counter()
             point = tool.reground(entity, frame)
             self._tool_time[tool.name]["reground_s"] += time.perf_counter() - t0
@@ -264,8 +291,8 @@ class MemoryLayer:
     def _revise(self, proposed: str, frame: Frame) -> Revision:
         self._revisions += 1
         assert self._access is not None and self.spec is not None
-        text, traces = self._access.revise(proposed, frame, self.store, self._reground, self.tools)
-        for tool in self.tools:
+        text, traces = self._access.revise(proposed, frame, self.store, self._reground, self._enabled)
+        for tool in self._enabled:
             kind = tool.gate_kind
             if kind is not None and not self.config.agent_decided_access and not self.spec.allows(kind):
                 continue
@@ -316,6 +343,8 @@ class MemoryLayer:
             "edits": {op.value: edits.get(op.value, 0) for op in EditOp},
             "frames": dict(self._frames),
             "spec": None if self.spec is None else self.spec.to_dict(),
+            "needs": sorted(n.value for n in self.needs),
+            "enabled_tools": [t.name for t in self._enabled],
             "tools": {t.name: t.diagnostics() for t in self.tools},
             "time_s": {k: round(v, 6) for k, v in self._time.items()},
             "tool_time_s": {n: {k: round(v, 6) for k, v in d.items()} for n, d in self._tool_time.items()},

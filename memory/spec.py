@@ -27,18 +27,27 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any, Protocol
 
+from memory.lexicon import (
+    ARRIVAL_WORDS,
+    COUNT_UNITS,
+    DEMO_WORDS,
+    HANDLING_VERBS,
+    HIDING_WORDS,
+    IMMEDIATE_WORDS,
+    PLACING_VERBS,
+    PRESS_WORDS,
+    PROCEDURE_NOUNS,
+    ROUTE_NOUNS,
+    SAME_WORDS,
+    canonical_text,
+)
 from memory.store import StoreKind
 from memory.vocabulary import (
     COLOUR_WORDS,
-    COVER_VERBS,
     LAYOUT_ROLES,
-    OBJECT_NOUNS,
-    PROCEDURE_WORDS,
-    ROUTE_WORDS,
     canonical_role,
     cover_binding,
     highlight_binding,
-    is_ordinal_word,
     parse_ordinal,
 )
 
@@ -115,11 +124,16 @@ class MemorySpec:
         repetitions: N from "three times" / "twice", if the goal repeats something.
         counts: per-kind counts, as ``(phrase, n)`` pairs in goal order (a repeated phrase is summed).
         ordinal: k from "the second target ..." or "for the third time".
+        ordinal_event: the event an event ordinal counts (``"arrival"`` at a place), ``None`` for a
+            reference ordinal ("the second target it was placed on") or when none is named.
         anchor: an event-relative moment, if any.
         highlighted: the goal refers to objects marked during the episode.
-        same: what must match the demonstration (``"manner"``, ``"path"``, ``"end"``).
+        same: what must match the demonstration (``"manner"``, ``"route"``, ``"end"``, ``"peg"``).
         layout: stable scene roles the goal mentions (``"target"``, ``"button"``, ``"bin"``).
+        sides: the sides of the layout the goal names (``("right", "left")``: a trip between two places).
         reads: read kinds permitted in this episode.
+        unfilled: fields the goal asked for in words the specifier could not read (``"repetitions"``
+            for "repeat it a few times"); not part of the specification's meaning, a report on it.
     """
 
     goal: str
@@ -133,7 +147,10 @@ class MemorySpec:
     highlighted: bool = False
     same: tuple[str, ...] = ()
     layout: tuple[str, ...] = ()
+    sides: tuple[str, ...] = ()
+    ordinal_event: str | None = None
     reads: frozenset[ReadKind] = frozenset()
+    unfilled: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "source", EvidenceSource(self.source))
@@ -142,7 +159,7 @@ class MemorySpec:
         for phrase, n in self.counts:  # "two red cubes and one red cube" is three red cubes
             merged[str(phrase)] = merged.get(str(phrase), 0) + int(n)
         object.__setattr__(self, "counts", tuple(merged.items()))
-        for name in ("watch", "bindings", "same", "layout"):
+        for name in ("watch", "bindings", "same", "layout", "sides", "unfilled"):
             object.__setattr__(self, name, tuple(getattr(self, name)))
 
     @property
@@ -186,8 +203,11 @@ class MemorySpec:
             "highlighted": self.highlighted,
             "same": list(self.same),
             "layout": list(self.layout),
+            "sides": list(self.sides),
+            "ordinal_event": self.ordinal_event,
             "reads": sorted(r.value for r in self.reads),
             "monitors": sorted(k.value for k in self.monitors),
+            "unfilled": list(self.unfilled),
         }
 
     @classmethod
@@ -205,7 +225,10 @@ class MemorySpec:
             highlighted=bool(data.get("highlighted", False)),
             same=tuple(data.get("same", ())),
             layout=tuple(data.get("layout", ())),
+            sides=tuple(data.get("sides", ())),
+            ordinal_event=data.get("ordinal_event"),
             reads=frozenset(ReadKind(r) for r in data.get("reads", ())),
+            unfilled=tuple(data.get("unfilled", ())),
         )
 
 
@@ -216,49 +239,78 @@ class Specifier(Protocol):
 
 
 # --------------------------------------------------------------------------- deterministic parser
+#
+# The goal is first rewritten into canonical words (memory.lexicon.canonical_text: one noun per
+# object kind, one verb per relation); every rule below then reads a *structure* over those words
+# (a number before a coloured object, a relation word in the same clause as a cover and a coloured
+# object, an ordinal before an event noun, "before/after" before a passive event), anywhere in the
+# goal, so clause order and synonyms do not change what is read.
 
 _COLOUR = "|".join(COLOUR_WORDS)
-_OBJECT = "|".join(sorted(OBJECT_NOUNS, key=len, reverse=True))
-_NUMBER = r"one|two|three|four|five|six|seven|eight|nine|ten|[0-9]+"
+_OBJ = r"cube|peg"
+_NUM = r"one|two|three|four|five|six|seven|eight|nine|ten|[0-9]+|a single"
 _ORD = r"first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|[0-9]+(?:st|nd|rd|th)"
-_COVER_NOUN = r"containers?|covers?|cups?"
-_COVER_VERB = "|".join(sorted(COVER_VERBS, key=len, reverse=True))
+_UNITS = "|".join(sorted((re.escape(u) for u in COUNT_UNITS), key=len, reverse=True))
+_HIDING = "|".join(HIDING_WORDS)
+_HANDLED = "|".join(HANDLING_VERBS)
+_PRESS = "|".join(PRESS_WORDS)
+_IMM = "|".join(IMMEDIATE_WORDS)
+_SAME = "|".join(SAME_WORDS)
+_EVENT_NOUNS = r"time|visit|arrival|pass|crossing|approach|lap|go|trip"
 
-_RE_VIDEO = re.compile(r"\b(?:video|demonstration|demo)\b")
-_RE_COLOURED = re.compile(rf"\b({_COLOUR}) ({_OBJECT})\b")
-_RE_OBJECT = re.compile(rf"\b({_OBJECT})\b")
-_RE_BINDING = re.compile(
-    rf"\b(?:{_COVER_NOUN}) (?:that |which )?(?:is |are )?(?:{_COVER_VERB}) (?:the |a |an )?({_COLOUR}) ({_OBJECT})\b"
+_RE_VIDEO = re.compile(
+    r"\b(?:" + "|".join(DEMO_WORDS) + r")\b"
+    # "as shown", "the route you were shown": a demonstration without naming the video
+    r"|\bas (?:shown|demonstrated)\b|\b(?:you|we) were shown\b"
+    r"|\b(?:route|path|pattern|way|manner|one) (?:that was |which was )?shown\b"
 )
-_RE_HIGHLIGHT = re.compile(r"\bhighlight\w*")
-_RE_COUNT = re.compile(rf"\b({_NUMBER}) ({_COLOUR}) ({_OBJECT})\b")
-_RE_TIMES = re.compile(rf"\b({_NUMBER}) times\b")
+_RE_COLOURED = re.compile(rf"\b({_COLOUR}) ({_OBJ})s?\b")
+_RE_OBJECT = re.compile(rf"\b({_OBJ})s?\b")
+_RE_CONTAINER = re.compile(r"\bcontainers?\b")
+_RE_HIDING = re.compile(rf"\b(?:{_HIDING})\b")
+_RE_COUNT = re.compile(rf"\b({_NUM}) ({_COLOUR}) ({_OBJ})s?\b")
+_RE_TIMES = re.compile(rf"\b({_NUM}) (?:more )?(?:{_UNITS})\b")
 _RE_ADVERB_TIMES = re.compile(r"\b(once|twice|thrice)\b")
-_RE_ROUND_TRIPS = re.compile(rf"\b({_NUMBER}) round trips?\b")
-# a trip between two named sides ("over the right-side target, then ... the left-side target"): done once
-# unless the goal gives a count
-_RE_TWO_SIDES = re.compile(r"\b(?:right|left)-side (\w+)\b.*\b(?:right|left)-side \1\b")
-# one place followed by the stop ("place it on the target, then press the button to stop"): done once;
-# a second pick before the press is as wrong as a missing one
-_RE_ONCE_THEN_STOP = re.compile(r"\bplace (?:it|them) (?:on|onto) the \w+ then press the \w+ to stop\b")
-_RE_EVENT_ORDINAL = re.compile(rf"\b(?:for|on|at) (?:the|its) ({_ORD}) (?:time|visit|arrival|pass|crossing)\b")
-_RE_REFERENCE_ORDINAL = re.compile(rf"\bthe ({_ORD}) (\w+) (?:it|that|which|where|you)\b")
-_RE_ANCHOR = re.compile(
-    r"\b(?:(right|just|immediately) )?(before|after) the (\w+) (?:was|is|has been|had been|got|gets) (\w+)"
+_RE_SIDE = re.compile(r"\b(right|left)(?:-side|-hand| side| hand)? targets?\b|\btargets? on the (right|left)\b")
+_RE_PLACE_ON_TARGET = re.compile(rf"\b(?:{'|'.join(PLACING_VERBS)})\w* (?:\w+ ){{0,4}}?(?:on|onto|upon) (?:the |a )?(?:\w+ )?target\b")
+_RE_STOP = re.compile(r"\b(?:stop|finish|end)\b")
+_RE_EVENT_ORDINAL = re.compile(rf"\b({_ORD}) (?:{_EVENT_NOUNS})s?\b")
+_RE_REFERENCE_ORDINAL = re.compile(
+    rf"\b(?:the|its) ({_ORD})\b(?! (?:{_EVENT_NOUNS})s?\b)|\b(?:placed|put|set|visited|went|landed|left) ({_ORD})\b"
 )
-_RE_WHICH = re.compile(r"\b(first|last) (?:\w+ )?(?:before|after) the \w+ (?:was|is|has been|had been|got|gets)\b")
-_RE_SAME = re.compile(r"\bsame (\w+)")
-_RE_RETRACE = re.compile(r"\bretrac\w*|\b(?:route|path|pattern)s? (?:you were|that was|it was) shown\b")
+_RE_ARRIVAL = re.compile(ARRIVAL_WORDS)
+_AUX = r"(?:was |is |got |gets |had been |has been |being |were )?"
+_RE_ANCHORS = (
+    # "right before the button was pressed", "just after the button press"
+    re.compile(rf"\b(?:({_IMM}) )?(before|after) (?:the |a |its )?(button)s? {_AUX}(?:{_PRESS})\b"),
+    # "immediately after the press of the button"
+    re.compile(rf"\b(?:({_IMM}) )?(before|after) (?:the |a )(?:{_PRESS}) of (?:the |a )(button)\b"),
+    # "directly after someone pressed the button"
+    re.compile(rf"\b(?:({_IMM}) )?(before|after) (?:someone |somebody |the robot |it )(?:{_PRESS}) (?:the |a )(button)\b"),
+)
+_RE_WHICH = re.compile(r"\b(first|last) (?:\w+ ){0,2}?(?:before|after)\b")
+_RE_SAME = re.compile(rf"\b(?:{_SAME}) (?:(?:{_COLOUR}) )?([a-z\-]+)")
+_RE_HANDLED_OBJECT = re.compile(
+    rf"\b({_OBJ})s? (?:up )?(?:that |which |it |you |you've |you have |we |the robot )(?:\w+ ){{0,4}}?(?:{_HANDLED})\b"
+)
+_RE_PROCEDURE_CLAUSE = re.compile(
+    r"\b(?:the way|the manner|how) (?:it|that|the video|the demonstration|the robot|this) (?:\w+ ){0,2}?"
+    r"(?:done|did|shown|showed|demonstrated|performed|moved|handled)\b|\bas it was (?:done|shown|demonstrated|performed)\b"
+)
+# a route noun as a noun: after a determiner or a modifier ("the demonstrated path"), not the verb
+# of "keep track of the cups"
+_RE_ROUTE_NOUN = re.compile(
+    r"\b(?:the|a|its|that|this|same|demonstrated|shown|original|identical) (?:\w+ )?(?:"
+    + "|".join(n for n in ROUTE_NOUNS if n != "sequence") + r")s?\b"
+)
+_RE_ROUTE_VERB = re.compile(r"\b(?:re)?trac(?:e|es|ed|ing)\b|\bnavigat\w*|\bsteer\w*|\bweav\w*|\bredraw\w*")
 _RE_PREVIOUS = re.compile(r"\bpreviously\b")
-# "the block that was picked up in it" (it: the video): an object singled out by the demonstration
-_RE_SHOWN = re.compile(rf"\b(?:{_OBJECT}) (?:that|which) (?:was|were) [a-z]+(?: up| down)? in (?:it|the video|the demonstration)\b")
-_RE_LAYOUT = re.compile(r"\b(targets?|buttons?|bins?|box(?:es)?)\b")
-
-
-def _normalise(goal: str) -> str:
-    text = goal.lower().replace("\u2019", "'")
-    text = re.sub(r"[^a-z0-9'\- ]+", " ", text)
-    return re.sub(r"\s+", " ", text).strip()
+_RE_LAYOUT = re.compile(r"\b(target|button|bin|box)(?:es|s)?\b")
+_RE_CLAUSE_BREAK = re.compile(r" [,;] | (?:and )?then | followed by | (?:and )?after that | (?:and )?next | finally | afterwards ")
+# cues that a field was asked for although no value could be read
+_RE_REPEAT_CUE = re.compile(rf"\b(?:{_UNITS}|repeat\w*)\b")
+_RE_BARE_COLOUR = re.compile(rf"\b({_COLOUR})\b(?! (?:{_OBJ})s?\b)")
+_RE_IMM_ANCHOR_CUE = re.compile(rf"\b(?:{_IMM}) (?:before|after)\b")
 
 
 def _unique(items: Iterable[Any]) -> tuple:
@@ -268,64 +320,123 @@ def _unique(items: Iterable[Any]) -> tuple:
     return tuple(seen)
 
 
-class InstructionSpecifier:
-    """Deterministic ``C(goal)``: reads the goal's wording with regular expressions over the vocabulary.
+def _same_concept(word: str) -> str | None:
+    """What "the same <word>" must match: a route, a manner, or an object or part role."""
+    if word in ROUTE_NOUNS or (word.endswith("s") and word[:-1] in ROUTE_NOUNS):
+        return "route"
+    if word in PROCEDURE_NOUNS:
+        return "manner"
+    role = canonical_role(word)
+    return role if role in SAME_ROLES else None
 
-    It never fails on odd wording; a goal it cannot read yields a spec that watches
-    nothing and permits no reads, i.e. the memory passes proposals through.
+
+SAME_ROLES = frozenset({"cube", "peg", "end", "side", "target", "container", "button", "box", "bin"})
+"""Roles "the same ..." may name besides routes and manners."""
+
+
+class InstructionSpecifier:
+    """Deterministic ``C(goal)``: structural rules over the goal in canonical words.
+
+    It never fails on odd wording; a goal it cannot read yields a spec that watches nothing and
+    permits no reads (the memory passes proposals through), and ``unfilled`` names the fields the
+    goal asked for in words that no rule could read.
     """
 
     def __call__(self, goal: str) -> MemorySpec:
         if not isinstance(goal, str):
             raise ValueError(f"goal must be a string, got {goal!r}")
-        text = _normalise(goal)
+        text = canonical_text(goal)
+        flat = re.sub(r" [,;] ", " ", text)  # the goal without clause marks, for phrase rules
+        clauses = [c for c in _RE_CLAUSE_BREAK.split(f" {text} ") if c.strip()]
+        unfilled: list[str] = []
 
-        source = EvidenceSource.VIDEO if _RE_VIDEO.search(text) else EvidenceSource.LIVE
-        highlighted = bool(_RE_HIGHLIGHT.search(text))
+        source = EvidenceSource.VIDEO if _RE_VIDEO.search(flat) else EvidenceSource.LIVE
+        highlighted = "highlighted" in flat.split()
 
-        watch: list[str] = [f"{c} {canonical_role(o)}" for c, o in _RE_COLOURED.findall(text)]
-        objects = [canonical_role(o) for o in _RE_OBJECT.findall(text)]
+        watch: list[str] = [f"{c} {o}" for c, o in _RE_COLOURED.findall(flat)]
+        objects = _RE_OBJECT.findall(flat)
         if highlighted:
             watch.append(highlight_binding(objects[0] if objects else "object"))
         if not watch and objects:
             watch.append(objects[0])
+        if _RE_BARE_COLOUR.search(flat):
+            unfilled.append("watch")
 
-        bindings = [cover_binding(f"{c} {canonical_role(o)}") for c, o in _RE_BINDING.findall(text)]
-        counts = [(f"{c} {canonical_role(o)}", parse_ordinal(n)) for n, c, o in _RE_COUNT.findall(text)]
+        # a cover binding: a coloured object in a clause that relates it to a cover ("the cup that
+        # conceals the red block", "the container the red cube is hidden under")
+        bindings: list[str] = []
+        if _RE_CONTAINER.search(flat):
+            for clause in clauses:
+                if _RE_HIDING.search(clause):
+                    bindings += [cover_binding(f"{c} {o}") for c, o in _RE_COLOURED.findall(clause)]
+            if not bindings and _RE_HIDING.search(flat):
+                unfilled.append("bindings")
+
+        counts = [(f"{c} {o}", 1 if n == "a single" else parse_ordinal(n)) for n, c, o in _RE_COUNT.findall(flat)]
         counts = [(phrase, n) for phrase, n in counts if n is not None]
 
-        repetitions = None
-        m = _RE_TIMES.search(text) or _RE_ADVERB_TIMES.search(text) or _RE_ROUND_TRIPS.search(text)
-        if m:
-            repetitions = parse_ordinal(m.group(1))
-        elif _RE_TWO_SIDES.search(text) or _RE_ONCE_THEN_STOP.search(text):
-            repetitions = 1
+        sides = tuple(sorted({a or b for a, b in _RE_SIDE.findall(flat)}, reverse=True))
 
-        event_ordinal = _RE_EVENT_ORDINAL.search(text)
-        reference_ordinal = _RE_REFERENCE_ORDINAL.search(text)
+        event_ordinal = _RE_EVENT_ORDINAL.search(flat)
+        reference_ordinal = _RE_REFERENCE_ORDINAL.search(flat) if source is EvidenceSource.VIDEO else None
+
+        repetitions = None
+        m = _RE_TIMES.search(flat) or _RE_ADVERB_TIMES.search(flat)
+        if m:
+            repetitions = 1 if m.group(1) == "a single" else parse_ordinal(m.group(1))
+        elif not counts and set(sides) == {"left", "right"}:
+            repetitions = 1  # a trip between the two named sides, no count given: done once
+        elif not counts and _RE_PLACE_ON_TARGET.search(flat) and "button" in flat and _RE_STOP.search(flat):
+            repetitions = 1  # one place, then the stop: a second place before the press is as wrong as none
+        elif _RE_REPEAT_CUE.search(flat) and not event_ordinal:
+            unfilled.append("repetitions")
+
         ordinal = None
-        if reference_ordinal and is_ordinal_word(reference_ordinal.group(1)):
-            ordinal = parse_ordinal(reference_ordinal.group(1))
+        ordinal_event = None
+        if reference_ordinal:
+            ordinal = parse_ordinal(reference_ordinal.group(1) or reference_ordinal.group(2))
         elif event_ordinal:
             ordinal = parse_ordinal(event_ordinal.group(1))
+            if _RE_ARRIVAL.search(flat):
+                ordinal_event = "arrival"
+            else:
+                unfilled.append("ordinal_event")
 
         anchor = None
-        m = _RE_ANCHOR.search(text)
-        if m:
-            which = _RE_WHICH.search(text)
-            anchor = EventAnchor(
-                relation=m.group(2),
-                event=f"{canonical_role(m.group(3))} {m.group(4)}",
-                immediate=m.group(1) is not None,
-                which=which.group(1) if which else None,
-            )
+        for pattern in _RE_ANCHORS:
+            m = pattern.search(flat)
+            if m:
+                which = _RE_WHICH.search(flat)
+                relation, nearest = m.group(2), which.group(1) if which else None
+                immediate = m.group(1) is not None
+                if (relation, nearest) in (("before", "last"), ("after", "first")):
+                    immediate, nearest = True, None  # "last placed before" is "right before"
+                anchor = EventAnchor(relation=relation, event=f"{m.group(3)} pressed", immediate=immediate, which=nearest)
+                break
+        if anchor is None and _RE_IMM_ANCHOR_CUE.search(flat) and source is EvidenceSource.VIDEO:
+            unfilled.append("anchor")
 
-        same = [canonical_role(w) for w in _RE_SAME.findall(text)]
-        route = bool(_RE_RETRACE.search(text)) or any(w in ROUTE_WORDS for w in same)
-        procedure = any(w in PROCEDURE_WORDS for w in same)
-        same_objects = [w for w in same if w not in ROUTE_WORDS and w not in PROCEDURE_WORDS]
+        same: list[str] = []
+        for word in _RE_SAME.findall(flat):
+            concept = _same_concept(word)
+            if concept is None:
+                unfilled.append("same")
+            else:
+                same.append(concept)
+        handled = [o for o in _RE_HANDLED_OBJECT.findall(flat)] if source is EvidenceSource.VIDEO else []
+        same += handled
+        if source is EvidenceSource.VIDEO and _RE_PROCEDURE_CLAUSE.search(flat):
+            same.append("manner")
+        if source is EvidenceSource.VIDEO and (_RE_ROUTE_NOUN.search(flat) or _RE_ROUTE_VERB.search(flat)):
+            if "manner" in same and _RE_ROUTE_VERB.search(flat):
+                same.remove("manner")  # "the same way around the sticks": a route, not a manner
+            if "manner" not in same:
+                same.append("route")
+        route = "route" in same
+        procedure = "manner" in same and not route
+        same_objects = [w for w in same if w not in ("route", "manner")]
 
-        layout = [canonical_role(w) for w in _RE_LAYOUT.findall(text)]
+        layout = [canonical_role(w) for w in _RE_LAYOUT.findall(flat)]
         layout = [w for w in layout if w in LAYOUT_ROLES]
 
         reads: set[ReadKind] = set()
@@ -333,7 +444,7 @@ class InstructionSpecifier:
             reads.add(ReadKind.COVER_BINDING)
         if highlighted:
             reads.add(ReadKind.HIGHLIGHT_RELATION)
-        if same_objects or _RE_PREVIOUS.search(text) or _RE_SHOWN.search(text) or anchor is not None or (ordinal and reference_ordinal):
+        if same_objects or _RE_PREVIOUS.search(flat) or anchor is not None or (ordinal and reference_ordinal):
             reads.add(ReadKind.DEMO_REFERENCE)
         if repetitions is not None or counts:
             reads.add(ReadKind.COUNT_GATE)
@@ -352,11 +463,14 @@ class InstructionSpecifier:
             repetitions=repetitions,
             counts=_unique(counts),
             ordinal=ordinal,
+            ordinal_event=ordinal_event,
             anchor=anchor,
             highlighted=highlighted,
             same=_unique(same),
             layout=_unique(layout),
+            sides=sides,
             reads=frozenset(reads),
+            unfilled=_unique(unfilled),
         )
 
 
@@ -374,14 +488,22 @@ _FIELD_HELP: tuple[tuple[str, str], ...] = (
     ("REPEAT", "the number of times the goal asks to repeat an action, as digits."),
     ("COUNTS", "how many objects of each kind must be handled, as <object>=<digits>, separated by semicolons."),
     ("ORDINAL", "the position the goal refers to (the second target, the third time), as digits."),
+    ("EVENT", "arrival if the ordinal counts the moving object's arrivals at a place (the third time it reaches the target), otherwise none."),
     ("ANCHOR", "if the goal names a moment relative to an event: before or after; the event in two words; yes or no for right/just/immediately; first, last or none."),
     ("HIGHLIGHTED", "yes if the goal refers to objects marked or highlighted during the task, otherwise no."),
     ("SAME", "what must match the demonstration (manner, path, pattern, end, side, peg, cube), separated by semicolons."),
     ("LAYOUT", "fixed scene items the goal mentions (target, button, bin, box), separated by semicolons."),
+    ("SIDES", "the sides of the table the goal names for its targets (right, left), separated by semicolons."),
     ("READS", "the memory reads that may be needed, chosen from: " + ", ".join(k.value for k in ReadKind) + "."),
 )
 FIELDS: tuple[str, ...] = tuple(name for name, _ in _FIELD_HELP)
-_SET_FIELDS = frozenset({"WATCH", "BINDINGS", "COUNTS", "SAME", "LAYOUT", "READS"})
+_SET_FIELDS = frozenset({"WATCH", "BINDINGS", "COUNTS", "SAME", "LAYOUT", "SIDES", "READS"})
+_FIELD_OF: dict[str, str] = {
+    "SOURCE": "source", "WATCH": "watch", "BINDINGS": "bindings", "REPEAT": "repetitions", "COUNTS": "counts",
+    "ORDINAL": "ordinal", "EVENT": "ordinal_event", "ANCHOR": "anchor", "HIGHLIGHTED": "highlighted",
+    "SAME": "same", "LAYOUT": "layout", "SIDES": "sides", "READS": "reads",
+}
+"""Answer field -> :class:`MemorySpec` field."""
 
 
 def build_prompt(goal: str) -> str:
@@ -420,6 +542,7 @@ def format_answer(spec: MemorySpec) -> str:
             f"REPEAT: {spec.repetitions if spec.repetitions is not None else 'none'}",
             f"COUNTS: {items(f'{p}={n}' for p, n in spec.counts)}",
             f"ORDINAL: {spec.ordinal if spec.ordinal is not None else 'none'}",
+            f"EVENT: {spec.ordinal_event or 'none'}",
             "ANCHOR: "
             + (
                 "none"
@@ -429,6 +552,7 @@ def format_answer(spec: MemorySpec) -> str:
             f"HIGHLIGHTED: {'yes' if spec.highlighted else 'no'}",
             f"SAME: {items(spec.same)}",
             f"LAYOUT: {items(spec.layout)}",
+            f"SIDES: {items(spec.sides)}",
             f"READS: {items(sorted(r.value for r in spec.reads))}",
         ]
     )
@@ -460,8 +584,14 @@ def _parse_field(name: str, value: str) -> Any:
         if v.lower() not in ("live", "video"):
             raise _Invalid(v)
         return EvidenceSource(v.lower())
-    if name in ("WATCH", "BINDINGS", "SAME", "LAYOUT"):
+    if name in ("WATCH", "BINDINGS", "SAME", "LAYOUT", "SIDES"):
         return _phrases(v)
+    if name == "EVENT":
+        if v.lower() == "none":
+            return None
+        if v.lower() != "arrival":
+            raise _Invalid(v)
+        return "arrival"
     if name in ("REPEAT", "ORDINAL"):
         return _positive(v)
     if name == "COUNTS":
@@ -522,10 +652,12 @@ _DEFAULTS: dict[str, Any] = {
     "REPEAT": None,
     "COUNTS": (),
     "ORDINAL": None,
+    "EVENT": None,
     "ANCHOR": None,
     "HIGHLIGHTED": False,
     "SAME": (),
     "LAYOUT": (),
+    "SIDES": (),
     "READS": (),
 }
 
@@ -600,11 +732,15 @@ class LLMSpecifier:
             repetitions=values["REPEAT"],
             counts=values["COUNTS"],
             ordinal=values["ORDINAL"],
+            ordinal_event=values["EVENT"],
             anchor=values["ANCHOR"],
             highlighted=values["HIGHLIGHTED"],
             same=values["SAME"],
             layout=values["LAYOUT"],
+            sides=values["SIDES"],
             reads=frozenset(values["READS"]),
+            # a field the readings did not agree on fell back to its neutral default: not filled
+            unfilled=tuple(_FIELD_OF[name] for name in FIELDS if not record.adopted.get(name, False)),
         )
 
     def _vote(self, name: str, record: VoteRecord) -> Any:

@@ -13,30 +13,42 @@ metadata read and every reply are bounded; on a receive timeout the connection i
 arrives late can never be read as the chunk for the next query (a stale chunk would
 silently execute actions computed for an older observation).
 
-Observation mapping for RoboMME's grounded-subgoal π0.5 checkpoint:
+Observation mapping, as the benchmark's eval client (``examples/robomme/eval.py``) builds it:
 
     observation/image        front_rgb (256, 256, 3) uint8 (the model resizes to 224)
-    observation/wrist_image  wrist_rgb, or zeros when the robot has no wrist camera
+    observation/wrist_image  wrist_rgb (256, 256, 3): the hand camera of both robots
+                             (``envs/core/hand_camera.py``); zeros only if a robot had none
     observation/state        (8,) float32: 7 joints + first finger width
     prompt                   the task goal
     grounded_subgoal         the subgoal text, e.g. "pick up the red cube at <142, 97>"
-    simple_subgoal           the same text with the point annotations removed
+    simple_subgoal           the same text: the benchmark puts its predictor's subgoal in both keys
+                             (each checkpoint reads the one it was trained on)
+
+With no subgoal (an empty or missing ``subgoal``) both subgoal keys are omitted, as the benchmark
+omits them when it has none, rather than sent empty.
+
+Episode start (``server_kind``, see ``policies/serving_protocol.py``): a benchmark server gets
+``{"reset": True}`` before the episode's first observation and must answer
+``{"reset_finished": True}``; it re-seeds its sampling, so the same observation gives the same
+chunk in every episode. A plain openpi server never gets it (it would take it for an observation
+and fail). The message is sent on the episode's first query rather than inside :meth:`reset`,
+so that a server that is down is an error of the episode (like any failed query), and nothing
+the server samples in between is lost: no query comes between the two.
 
 The reply's ``actions`` are (20, 8) absolute joint targets; RoboMME executes the first
 16 (wrap this policy in ``ActionHorizon(policy, 16)``). For the stick robot
 (``action_dim=7``) an 8-column reply is accepted and its gripper column dropped.
 
-Seeding caveat (see style notes on openpi): the flow-matching noise RNG lives on the
-server and cannot be reached through the websocket protocol. ``reset(seed)`` records
-the seed in :attr:`timings` but cannot reseed the server; restart the server per arm
-and seed when matched noise matters.
+Seeding: the flow-matching noise RNG lives on the server. A benchmark server re-seeds it on the
+reset message, to the seed it was started with; the episode's ``reset(seed)`` is recorded in
+:attr:`timings` but cannot choose the server's seed, and a plain openpi server cannot be re-seeded
+at all (restart it per arm when matched noise matters).
 """
 
 from __future__ import annotations
 
 import inspect
 import logging
-import re
 import time
 from typing import Any
 
@@ -52,6 +64,7 @@ from policies.base import (
     PolicyTimeout,
     validate_chunk,
 )
+from policies.serving_protocol import RESET_MESSAGE, check_reset_reply, check_server_kind, sends_reset
 
 log = logging.getLogger(__name__)
 
@@ -59,31 +72,11 @@ log = logging.getLogger(__name__)
 # (and warns otherwise); older releases do not know the keyword.
 _CONNECT_EXTRA = {"legacy": True} if "legacy" in inspect.signature(connect).parameters else {}
 
-__all__ = ["OpenPIPolicy", "obs_to_openpi", "strip_points"]
-
-_POINT_PHRASE = re.compile(r"\s*\bat\s*<\s*-?\d+\s*,\s*-?\d+\s*>")
-_BARE_POINT = re.compile(r"\s*<\s*-?\d+\s*,\s*-?\d+\s*>")
-
-
-def strip_points(subgoal: str) -> str:
-    """Remove ``at <y, x>`` annotations: the grounded subgoal becomes the simple one.
-
-    Uses the project's subgoal grammar; text it cannot parse (empty, garbled points)
-    falls back to a plain pattern removal, since a query must not fail over this.
-    """
-    try:
-        from policies import subgoal_grammar
-
-        return subgoal_grammar.strip_points(subgoal)
-    except (ImportError, ValueError):
-        pass
-    text = _POINT_PHRASE.sub("", subgoal)
-    text = _BARE_POINT.sub("", text)
-    return re.sub(r"\s{2,}", " ", text).strip()
+__all__ = ["OpenPIPolicy", "obs_to_openpi"]
 
 
 def obs_to_openpi(obs: dict) -> dict:
-    """Map our low-level observation dict to RoboMME's π0.5 server keys."""
+    """Map our low-level observation dict to the benchmark's π0.5 request (module docstring)."""
     missing = [k for k in ("front_rgb", "joint_state", "gripper_state") if obs.get(k) is None]
     if missing:
         raise ValueError(f"observation is missing {missing}; keys present: {sorted(obs)}")
@@ -98,15 +91,17 @@ def obs_to_openpi(obs: dict) -> dict:
         raise ValueError(f"joint_state must have 7 entries, got shape {joints.shape}")
     first_finger = fingers[:1] if fingers.size else np.zeros(1, np.float32)
     state = np.concatenate([joints, first_finger]).astype(np.float32)
-    subgoal = str(obs.get("subgoal") or "")
-    return {
+    request = {
         "observation/image": front,
         "observation/wrist_image": wrist,
         "observation/state": state,
         "prompt": str(obs.get("goal") or ""),
-        "grounded_subgoal": subgoal,
-        "simple_subgoal": strip_points(subgoal),
     }
+    subgoal = str(obs.get("subgoal") or "").strip()
+    if subgoal:
+        request["grounded_subgoal"] = subgoal
+        request["simple_subgoal"] = subgoal
+    return request
 
 
 class OpenPIPolicy(Policy):
@@ -120,6 +115,9 @@ class OpenPIPolicy(Policy):
         connect_attempts: how many times to try connecting before giving up.
         retry_wait_s: pause between connect attempts (doubles each time).
         api_key: sent as ``Authorization: Api-Key ...`` like openpi-client does.
+        server_kind: ``openpi`` (plain openpi: no reset message), ``benchmark`` (RoboMME's MME-VLA
+            server: the reset message at each episode start) or ``auto`` (benchmark only if its
+            metadata says ``accepts_reset: True``); see ``policies/serving_protocol.py``.
 
     Attributes:
         timings: one dict per query: ``seed``, ``query``, ``step``, ``roundtrip_ms``
@@ -127,6 +125,8 @@ class OpenPIPolicy(Policy):
             ``server_timing`` and ``policy_timing`` (as sent by the server, or None).
             Cleared by :meth:`reset`.
         server_metadata: the metadata dict the server sent on the last connect.
+        resets_sent: reset messages sent (and answered) over this client's life.
+        reset_timing: the last reset's ``roundtrip_ms`` and the server's ``reset_time_ms``.
     """
 
     def __init__(
@@ -140,7 +140,9 @@ class OpenPIPolicy(Policy):
         connect_attempts: int = 3,
         retry_wait_s: float = 1.0,
         api_key: str | None = None,
+        server_kind: str = "auto",
     ) -> None:
+        self.server_kind = check_server_kind(server_kind)
         if action_dim not in (7, 8):
             raise ValueError(f"OpenPIPolicy: action_dim must be 7 or 8, got {action_dim}")
         if connect_attempts < 1:
@@ -161,9 +163,17 @@ class OpenPIPolicy(Policy):
         self.timings: list[dict[str, Any]] = []
         self.seed: int | None = None
         self._queries = 0
+        self._reset_pending = False
+        self.resets_sent = 0
+        self.reset_timing: dict[str, Any] | None = None
 
     def __repr__(self) -> str:
-        return f"OpenPIPolicy({self.uri!r}, action_dim={self.action_dim})"
+        return f"OpenPIPolicy({self.uri!r}, action_dim={self.action_dim}, server_kind={self.server_kind!r})"
+
+    @property
+    def sends_reset(self) -> bool:
+        """Whether the server gets the reset message (known once connected, for ``auto``)."""
+        return sends_reset(self.server_kind, self.server_metadata)
 
     # ------------------------------------------------------------------ connection
     @property
@@ -233,16 +243,51 @@ class OpenPIPolicy(Policy):
 
     # ------------------------------------------------------------------ policy API
     def reset(self, seed: int) -> None:
-        # openpi's server has no reset message (its client reset is a no-op); the
-        # connection is kept open across episodes.
+        # The connection is kept open across episodes; a benchmark server gets the reset
+        # message before this episode's first observation (module docstring).
         self.seed = int(seed)
         self.timings = []
         self._queries = 0
+        self._reset_pending = True
+
+    def _send_reset(self) -> None:
+        """Send ``{"reset": True}`` and wait (bounded) for ``{"reset_finished": True}``."""
+        assert self._ws is not None
+        t0 = time.monotonic()
+        try:
+            self._ws.send(self._packer.pack(RESET_MESSAGE))
+            raw = self._ws.recv(timeout=self.recv_timeout_s)
+        except TimeoutError as exc:
+            self.close()
+            raise PolicyTimeout(
+                f"openpi server {self.uri} did not answer the reset message within {self.recv_timeout_s:g} s "
+                f"(episode seed {self.seed}); connection closed"
+            ) from exc
+        except (ConnectionClosed, OSError) as exc:
+            self.close()
+            raise PolicyServerError(f"openpi server {self.uri} closed the connection on the reset message: {exc!r}") from exc
+        if isinstance(raw, str):
+            self.close()
+            raise PolicyServerError(
+                f"openpi server {self.uri} failed on the reset message (is it a plain openpi server? then use "
+                f"server kind 'openpi', not {self.server_kind!r}):\n{raw}")
+        try:
+            reply = check_reset_reply(msgpack_numpy.unpackb(raw), f"openpi server {self.uri}")
+        except Exception as exc:
+            self.close()
+            raise PolicyServerError(str(exc)) from exc
+        self.resets_sent += 1
+        self.reset_timing = {"seed": self.seed, "roundtrip_ms": (time.monotonic() - t0) * 1000.0,
+                             "reset_time_ms": _as_float(reply.get("reset_time_ms"))}
 
     def infer(self, obs: dict) -> np.ndarray:
         request = obs_to_openpi(obs)
         self.connect()
         assert self._ws is not None
+        if self._reset_pending:
+            if self.sends_reset:
+                self._send_reset()
+            self._reset_pending = False
         self._queries += 1
         t0 = time.monotonic()
         try:

@@ -1,4 +1,4 @@
-"""A small, real websocket policy server that speaks openpi's wire protocol.
+"""A small, real websocket policy server that speaks openpi's wire protocol, as either kind.
 
 Protocol (openpi-client 0.1.2): the client opens a websocket; the server first sends
 one binary msgpack-numpy message with its metadata; then, for every binary message
@@ -8,13 +8,25 @@ and ``policy_timing``; RoboMME's server adds ``infer_time_ms``, so this one does
 If the policy raises, the traceback is sent as a *text* message and the connection is
 closed with code 1011 (internal error), which is what openpi does as well.
 
-Served policies are deterministic functions of the observation, so tests and smoke
-runs need no model:
+Two kinds (``--kind``; ``policies/serving_protocol.py``):
+
+* ``openpi`` (default): plain openpi. Every message is an observation, so a
+  ``{"reset": True}`` message fails like it does on openpi's own server (traceback, 1011).
+* ``benchmark``: RoboMME's MME-VLA server. ``{"reset": True}`` re-seeds the sampling
+  generator to ``--seed`` and is answered ``{"reset_finished": True, "reset_time_ms": ...}``;
+  the metadata says ``accepts_reset: True`` unless ``--bare-metadata`` (then it sends ``{}``,
+  as the benchmark's own server does without ``policy_metadata``).
+
+Served policies need no model:
 
 * ``hold``: every action holds the current 7 joints and the current gripper
   (open when the first finger width in ``observation/state`` is >= 0.02).
 * ``sine``: the current joints plus a small fixed sine pattern over the chunk,
   gripper open.
+* ``sample``: ``sine`` plus Gaussian noise from the server's generator, like π0.5's
+  flow-matching noise: the same observation gives a different chunk on every query,
+  and the same sequence again after a reset on a benchmark server. The generator
+  belongs to the server (shared by its connections), as the model's does.
 
 Failure injection for tests: ``--delay-s`` sleeps before replying (optionally only on
 the queries listed in ``--delay-queries``, counted from 1 over the life of the
@@ -26,6 +38,7 @@ Usage::
 
     python -m policies.policy_server --port 8000 --policy hold
     python -m policies.policy_server --port 0 --policy sine   # picks a free port
+    python -m policies.policy_server --port 0 --policy sample --kind benchmark --seed 42
 
 The first stdout line is ``policy_server listening on ws://HOST:PORT``. ``GET /healthz``
 answers ``OK``.
@@ -49,6 +62,8 @@ from openpi_client import msgpack_numpy
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.server import ServerConnection, serve
 
+from policies.serving_protocol import ACCEPTS_RESET_KEY, is_reset_message, reset_reply
+
 log = logging.getLogger("policies.policy_server")
 
 STATE_KEY = "observation/state"
@@ -64,7 +79,7 @@ def _state_of(obs: dict) -> np.ndarray:
     return state
 
 
-def hold_policy(obs: dict, horizon: int, action_dim: int) -> np.ndarray:
+def hold_policy(obs: dict, horizon: int, action_dim: int, rng: np.random.Generator) -> np.ndarray:
     state = _state_of(obs)
     chunk = np.zeros((horizon, action_dim), dtype=np.float32)
     chunk[:, :7] = state[:7]
@@ -74,7 +89,7 @@ def hold_policy(obs: dict, horizon: int, action_dim: int) -> np.ndarray:
     return chunk
 
 
-def sine_policy(obs: dict, horizon: int, action_dim: int) -> np.ndarray:
+def sine_policy(obs: dict, horizon: int, action_dim: int, rng: np.random.Generator) -> np.ndarray:
     state = _state_of(obs)
     k = np.arange(1, horizon + 1, dtype=np.float32)[:, None]
     j = np.arange(7, dtype=np.float32)[None, :]
@@ -85,12 +100,26 @@ def sine_policy(obs: dict, horizon: int, action_dim: int) -> np.ndarray:
     return chunk
 
 
-POLICIES: dict[str, Callable[[dict, int, int], np.ndarray]] = {"hold": hold_policy, "sine": sine_policy}
+def sample_policy(obs: dict, horizon: int, action_dim: int, rng: np.random.Generator) -> np.ndarray:
+    chunk = sine_policy(obs, horizon, action_dim, rng)
+    chunk[:, :7] += 0.02 * rng.standard_normal((horizon, 7)).astype(np.float32)
+    return chunk
+
+
+PolicyFn = Callable[[dict, int, int, np.random.Generator], np.ndarray]
+"""``(observation, horizon, action_dim, the server's generator) -> (horizon, action_dim) chunk``."""
+
+POLICIES: dict[str, PolicyFn] = {"hold": hold_policy, "sine": sine_policy, "sample": sample_policy}
+KINDS = ("openpi", "benchmark")  # what a server is; "auto" is only a client's way of finding out
 
 
 # --------------------------------------------------------------------------- server
 class PolicyServer:
-    """Serves one policy function over websocket; one thread per connection."""
+    """Serves one policy function over websocket; one thread per connection.
+
+    ``kind`` is ``openpi`` or ``benchmark`` (module docstring); ``resets`` counts the reset
+    messages a benchmark server answered, ``seed`` is what each of them re-seeds to.
+    """
 
     def __init__(
         self,
@@ -103,11 +132,20 @@ class PolicyServer:
         delay_queries: Sequence[int] | None = None,
         crash_after: int | None = None,
         metadata: dict | None = None,
+        kind: str = "openpi",
+        seed: int = 0,
+        bare_metadata: bool = False,
     ) -> None:
         if policy not in POLICIES:
             raise ValueError(f"unknown policy {policy!r}; choose one of {sorted(POLICIES)}")
         if action_dim not in (7, 8):
             raise ValueError(f"action_dim must be 7 or 8, got {action_dim}")
+        if kind not in KINDS:
+            raise ValueError(f"unknown server kind {kind!r}; choose one of {', '.join(KINDS)}")
+        self.kind = kind
+        self.seed = int(seed)
+        self._rng = np.random.default_rng(self.seed)
+        self.resets = 0
         self.policy_name = policy
         self._policy = POLICIES[policy]
         self.host = host
@@ -116,10 +154,11 @@ class PolicyServer:
         self.delay_s = float(delay_s)
         self.delay_queries = set(delay_queries) if delay_queries else None
         self.crash_after = crash_after
-        self.metadata = {
+        self.metadata = {} if bare_metadata else {
             "policy": policy,
             "action_horizon": self.horizon,
             "action_dim": self.action_dim,
+            **({ACCEPTS_RESET_KEY: True} if kind == "benchmark" else {}),
             **(metadata or {}),
         }
         self._queries = 0
@@ -151,6 +190,18 @@ class PolicyServer:
             self._queries += 1
             return self._queries
 
+    def _reset(self) -> dict:
+        """The benchmark server's reset: the sampling generator starts over from ``seed``."""
+        t0 = time.monotonic()
+        with self._lock:
+            self._rng = np.random.default_rng(self.seed)
+            self.resets += 1
+        return reset_reply((time.monotonic() - t0) * 1000.0)
+
+    def _infer(self, obs: dict) -> np.ndarray:
+        with self._lock:  # one generator for all connections, drawn in query order
+            return self._policy(obs, self.horizon, self.action_dim, self._rng)
+
     def _handle(self, ws: ServerConnection) -> None:
         ws.send(msgpack_numpy.packb(self.metadata))
         packer = msgpack_numpy.Packer()
@@ -161,6 +212,17 @@ class PolicyServer:
                 message = ws.recv()
             except ConnectionClosed:
                 return
+            if self.kind == "benchmark" and not isinstance(message, str):
+                try:
+                    decoded = msgpack_numpy.unpackb(message)
+                except Exception:
+                    decoded = None  # undecodable: fails below like any bad observation
+                if is_reset_message(decoded):
+                    try:
+                        ws.send(packer.pack(self._reset()))
+                    except ConnectionClosed:
+                        return
+                    continue
             index = self._next_query_index()
             if self.crash_after is not None and index > self.crash_after:
                 log.error("simulated crash on query %d (--crash-after %d)", index, self.crash_after)
@@ -173,7 +235,7 @@ class PolicyServer:
                     raise TypeError("expected a binary msgpack message, got text")
                 obs = msgpack_numpy.unpackb(message)
                 t_infer = time.monotonic()
-                actions = self._policy(obs, self.horizon, self.action_dim)
+                actions = self._infer(obs)
                 infer_ms = (time.monotonic() - t_infer) * 1000.0
             except Exception:
                 text = traceback.format_exc()
@@ -241,6 +303,12 @@ def build_arg_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--crash-after", type=int, default=None, help="exit abruptly when query N+1 arrives")
     p.add_argument("--max-lifetime-s", type=float, default=None, help="exit after this many seconds")
+    p.add_argument("--kind", choices=KINDS, default="openpi",
+                   help="openpi: no reset message (a reset fails, as on openpi's server); benchmark: accepts "
+                        "{'reset': True} and re-seeds (RoboMME's MME-VLA server)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the sampling generator (policy 'sample')")
+    p.add_argument("--bare-metadata", action="store_true",
+                   help="send {} as metadata, like the benchmark's server (the client then needs to be told the kind)")
     return p
 
 
@@ -256,12 +324,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         delay_s=args.delay_s,
         delay_queries=args.delay_queries,
         crash_after=args.crash_after,
+        kind=args.kind,
+        seed=args.seed,
+        bare_metadata=args.bare_metadata,
     )
     if args.max_lifetime_s is not None:
         timer = threading.Timer(args.max_lifetime_s, lambda: os._exit(0))
         timer.daemon = True
         timer.start()
     print(f"policy_server listening on {server.url}", flush=True)
+    log.info("kind %s, policy %s, metadata %s", server.kind, server.policy_name, server.metadata)
     try:
         server.serve_forever()
     except KeyboardInterrupt:

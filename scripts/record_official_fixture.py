@@ -68,7 +68,7 @@ def record(task: str, episode: int, split: str) -> None:
     from envs.official.episodes import metadata_dir, official_episode_spec
 
     spec = official_episode_spec(task, episode, split)
-    env = OfficialSubgoalEnv(task, split=split, frame_stride=0, video=True)
+    env = OfficialSubgoalEnv(task, split=split, frame_stride=0, video_stride=1)
     env.raw_log = []
     obs, info = env.reset(options={"episode": spec})
     frames: dict[str, np.ndarray] = {}

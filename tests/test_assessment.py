@@ -12,7 +12,12 @@ from memory.store import MemoryStore
 
 @dataclass
 class _Memory:
+    """The part of the memory interface the audit reads: ``snapshot(step)`` (memory/interface.py)."""
+
     store: MemoryStore = field(default_factory=MemoryStore)
+
+    def snapshot(self, step: int) -> dict:
+        return self.store.snapshot(step).to_dict()
 
 
 class _Task:

@@ -6,7 +6,7 @@ import pytest
 from envs import episode_spec, make_env
 from policies.composers import HistoryBlindComposer, OracleComposer
 from policies.scripted import ScriptedPolicy
-from wrappers.memory_layer import MemoryLayer
+from wrappers.memory_wrapper import MemoryWrapper
 from wrappers.subgoal_execution import SubgoalExecution
 
 
@@ -47,7 +47,7 @@ def wrapped_rollout(env, spec, stack):
 def test_disabled_memory_layer_is_a_no_op(env):
     spec = episode_spec("PickXtimes", 1)
     raw_actions, raw_status = raw_rollout(env, spec)
-    wrapped_actions, wrapped_status = wrapped_rollout(env, spec, lambda e: MemoryLayer(e, memory=None))
+    wrapped_actions, wrapped_status = wrapped_rollout(env, spec, lambda e: MemoryWrapper(e, memory=None))
     assert raw_status == wrapped_status == "success"
     assert raw_actions.shape == wrapped_actions.shape
     np.testing.assert_array_equal(raw_actions, wrapped_actions)

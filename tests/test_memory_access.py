@@ -10,6 +10,7 @@ import pytest
 from memory.access import StructuredAccess, slot_query
 from memory.frames import Frame
 from memory.layer import MemoryConfig, MemoryLayer, Revision
+from memory.needs import Need
 from memory.query import Query
 from memory.records import EntityRecord, EntityStatus, ProgressRecord, Source
 from memory.spec import MemorySpec, ReadKind, specify
@@ -253,6 +254,7 @@ class ScriptedCoverTool(Tool):
 
     name = "scripted_cover"
     group = "cover"
+    serves = frozenset({Need.COVER_BINDING})  # enabled by a goal with cover bindings
 
     def __init__(self, script: dict[int, EntityRecord]):
         self.script = script
@@ -278,6 +280,7 @@ class OrdinalGate(Tool):
     name = "ordinal_gate"
     group = "progress"
     gate_kind = ReadKind.COUNT_GATE
+    serves = frozenset({Need.REPETITION_COUNT})
 
     def reset(self, spec, store):
         store.add("progress:reps", ProgressRecord(name="repetitions", count=0, target=spec.repetitions), step=0, reason="goal")

@@ -103,12 +103,12 @@ def test_event_ordinal():
         (
             "watch the video carefully, then place the blue cube on the target where it was last placed before "
             "the button was pressed",
-            EventAnchor("before", "button pressed", which="last"),
+            EventAnchor("before", "button pressed", immediate=True),  # the last place before = right before
         ),
         (
             "watch the video carefully, then place the blue cube on the target where it was first placed after "
             "the button was pressed",
-            EventAnchor("after", "button pressed", which="first"),
+            EventAnchor("after", "button pressed", immediate=True),  # the first place after = right after
         ),
     ],
 )
@@ -125,10 +125,10 @@ def test_event_anchors(goal, anchor):
         (
             "watch the video carefully, then use the stick attached to the robot to navigate around the sticks on "
             "the table, following the same path",
-            ("path",),
+            ("route",),  # path and pattern are one concept: a route to retrace
             {R.ROUTE_FILL},
         ),
-        ("watch the video carefully, then use the stick attached to the robot to retrace the same pattern", ("pattern",), {R.ROUTE_FILL}),
+        ("watch the video carefully, then use the stick attached to the robot to retrace the same pattern", ("route",), {R.ROUTE_FILL}),
         (
             "watch the video carefully, then grasp the same end of the same peg you've picked before and insert it "
             "into the same side of the box",

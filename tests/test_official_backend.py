@@ -16,6 +16,8 @@ def test_backend_defaults_to_ours_and_refuses_what_it_cannot_run():
         ExperimentConfig(backend="robomme", policy="openpi")
     with pytest.raises(ConfigError, match="--video"):
         ExperimentConfig(backend="robomme", video=True)
+    with pytest.raises(ConfigError, match="--goal-style reworded"):
+        ExperimentConfig(backend="robomme", goal_style="reworded")
 
 
 def test_backend_robomme_says_what_to_install_when_missing():
@@ -56,7 +58,7 @@ def test_official_episode_through_our_interface():
     from envs.official.env import OfficialSubgoalEnv
     from envs.official.episodes import official_episode_spec
     from memory.boundary import check_frame
-    from wrappers.memory_layer import to_frame
+    from wrappers.memory_wrapper import to_frame
 
     env = OfficialSubgoalEnv("VideoUnmask", frame_stride=4)
     obs, info = env.reset(options={"episode": official_episode_spec("VideoUnmask", 0, "test")})

@@ -7,75 +7,16 @@ is bounded (--max-lifetime-s) and stopped by its fixture.
 
 from __future__ import annotations
 
-import contextlib
-import os
-import select
-import socket
-import subprocess
-import sys
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest
+from policy_server_fixture import free_port, make_obs, server_process
 
 from policies.base import ActionHorizon, PolicyConnectionError, PolicyError, PolicyServerError, PolicyTimeout
-from policies.openpi_client import OpenPIPolicy, obs_to_openpi, strip_points
+from policies.openpi_client import OpenPIPolicy, obs_to_openpi
 
-REPO = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.timeout(30)
-
-
-def make_obs(joints=None, step=0, width=0.04, subgoal="pick up the red cube at <142, 97> for the first time"):
-    rng = np.random.default_rng(step)
-    return {
-        "front_rgb": rng.integers(0, 256, (256, 256, 3), dtype=np.uint8),
-        "wrist_rgb": rng.integers(0, 256, (256, 256, 3), dtype=np.uint8),
-        "joint_state": np.asarray(joints if joints is not None else np.linspace(-1, 1, 7), dtype=np.float32),
-        "gripper_state": np.array([width, width], dtype=np.float32),
-        "goal": "pick up the red cube twice",
-        "subgoal": subgoal,
-        "step": step,
-    }
-
-
-@contextlib.contextmanager
-def server_process(*args: str, startup_timeout_s: float = 20.0):
-    """Run `python -m policies.policy_server --port 0 ...`; yield (proc, port)."""
-    cmd = [sys.executable, "-m", "policies.policy_server", "--host", "127.0.0.1", "--port", "0",
-           "--max-lifetime-s", "60", *args]
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, text=True)
-    try:
-        deadline = time.monotonic() + startup_timeout_s
-        line = ""
-        while time.monotonic() < deadline and "listening on" not in line:
-            ready, _, _ = select.select([proc.stdout], [], [], max(0.0, deadline - time.monotonic()))
-            if not ready:
-                break
-            line = proc.stdout.readline()
-            if not line and proc.poll() is not None:
-                break
-        if "listening on" not in line:
-            raise RuntimeError(f"policy server did not start (rc={proc.poll()}, last line {line!r})")
-        port = int(line.strip().rsplit(":", 1)[1])
-        yield proc, port
-    finally:
-        if proc.poll() is None:
-            proc.terminate()
-            try:
-                proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait(timeout=5)
-        proc.stdout.close()
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 # ---------------------------------------------------------------------------- mapping
@@ -91,14 +32,16 @@ def test_obs_mapping_matches_robomme_keys():
     np.testing.assert_allclose(req["observation/state"][:7], obs["joint_state"])
     assert req["observation/state"][7] == pytest.approx(0.031)
     assert req["prompt"] == "pick up the red cube twice"
+    # the benchmark's eval client puts its subgoal in both keys
     assert req["grounded_subgoal"] == "pick up the red cube at <142, 97> for the first time"
-    assert req["simple_subgoal"] == "pick up the red cube for the first time"
+    assert req["simple_subgoal"] == req["grounded_subgoal"]
 
 
-def test_strip_points_handles_two_points_and_none():
-    assert strip_points("hook the cube at <10, 20> to the target at <30,40> with the peg") == \
-        "hook the cube to the target with the peg"
-    assert strip_points("move left") == "move left"
+@pytest.mark.parametrize("subgoal", ["", None, "  "])
+def test_no_subgoal_omits_both_subgoal_keys(subgoal):
+    obs = make_obs(subgoal=subgoal)
+    req = obs_to_openpi(obs)
+    assert set(req) == {"observation/image", "observation/wrist_image", "observation/state", "prompt"}
 
 
 def test_obs_mapping_names_missing_keys():
@@ -225,7 +168,7 @@ def test_stick_client_drops_gripper_column():
 def test_server_exception_text_becomes_server_error(monkeypatch):
     from policies import policy_server
 
-    def broken(obs, horizon, action_dim):
+    def broken(obs, horizon, action_dim, rng):
         raise RuntimeError("model exploded")
 
     monkeypatch.setitem(policy_server.POLICIES, "hold", broken)

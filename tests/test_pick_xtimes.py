@@ -100,3 +100,18 @@ def test_history_slot_offers_repeat_or_stop(env):
     assert slot is not None and len(slot.alternatives) == 2
     assert any(t.startswith("press the button at <") for t in slot.alternatives)
     assert envs.task_class("PickXtimes").TASK == "PickXtimes"
+
+
+def test_reworded_goal_is_the_episodes_draw_and_stays_until_the_next_reset(env):
+    spec = episode_spec("PickXtimes", 2, "train")
+    _, info = env.reset(options={"episode": spec, "goal_style": "reworded", "goal_seed": 123})
+    task = env.unwrapped
+    assert info["goal"] == task.goal_text("reworded", 123) != info["template_goal"] == task.goal_texts()[0]
+    assert info["goal_style"] == "reworded" and task.colour in info["goal"]
+    hold = np.append(env.unwrapped.qpos()[:7], 1.0)
+    _, _, _, _, info2 = env.step(hold)
+    assert info2["goal"] == info["goal"]
+    _, info3 = env.reset(options={"episode": spec})
+    assert info3["goal"] == info3["template_goal"] and info3["goal_style"] == "template"
+    with pytest.raises(ValueError, match="goal style"):
+        env.reset(options={"episode": spec, "goal_style": "paraphrase"})

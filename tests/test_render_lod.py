@@ -55,7 +55,8 @@ def test_full_keeps_the_packaged_meshes(both):
 
     full, simp = both
     assert full.agent.urdf_path == PandaWristCam.urdf_path
-    assert type(full.agent) is PandaWristCam
+    # the packaged class, with only the benchmark's hand camera added (envs/core/hand_camera.py)
+    assert type(full.agent).__mro__[1] is PandaWristCam and "urdf_path" not in vars(type(full.agent))
     assert sum(R.visual_triangles(full.scene).values()) == 582_036  # the packaged scene as measured in the issue
     assert Path(simp.agent.urdf_path).is_relative_to(R.cache_root())
     assert simp.agent.uid == full.agent.uid and isinstance(simp.agent, PandaWristCam)

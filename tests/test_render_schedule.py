@@ -83,6 +83,64 @@ def test_declared_attributes_win_and_early_windows():
         tool_need(_Tool("bad", render_stride=0))
 
 
+def test_video_rendered_at_the_finest_stride_a_reader_declares():
+    c = cfg(render_stride=4)
+    coarse, finer = _Tool("places", render_stride=None, render_video_stride=4), _Tool("cover", render_video_stride=2)
+    s = render_schedule(c, tools=[coarse])
+    assert (s.video, s.video_every, s.video_stride) == (True, 4, 4)
+    assert render_schedule(c, tools=[coarse, finer]).video_stride == 2
+    # one reader that declares nothing gets every frame, whoever else reads coarser
+    assert render_schedule(c, tools=[coarse, _Tool("route")]).video_stride == 1
+    # a tool that reads no video does not pull the stride down
+    assert render_schedule(c, tools=[coarse, _Tool("live", render_video=False)]).video_stride == 4
+    # the recorder and the VLM composer watch every frame
+    assert render_schedule(c, tools=[coarse], record=True).video_stride == 1
+    assert render_schedule(c, tools=[coarse], composer="vlm").video_stride == 1
+    assert render_schedule(c, tools=[coarse]).to_dict()["video_every"] == 4
+    for bad in (0, 1.5, True):
+        with pytest.raises(ValueError, match="video_stride"):
+            tool_need(_Tool("bad", render_video_stride=bad))
+
+
+def test_video_stride_follows_the_tools_a_goal_enables():
+    c = cfg(render_stride=4)
+    route, places = _Tool("route"), _Tool("places", render_stride=None, render_video_stride=2)
+
+    class _Memory:  # a memory that says which of its tools a goal switches on
+        config = None
+        tools = (route, places)
+
+        def tools_for(self, goal):
+            return [t for t in self.tools if t.name in goal.split()]
+
+    s = render_schedule(c, memory=_Memory())
+    assert s.video_stride == 1  # without the goal: the finest reader
+    assert s.video_stride_for("places") == 2 and s.video_stride_for("route places") == 1
+    assert s.video_stride_for("nothing") == NO_VIDEO  # no enabled reader: the video's physics only
+    assert s.env_video_stride == s.video_stride_for
+    rec = render_schedule(c, memory=_Memory(), record=True)
+    assert rec.video_stride_for("nothing") == 1  # the recorder still watches
+    # explicit tools, or a memory that cannot say: the fixed stride
+    assert render_schedule(c, tools=[route, places]).env_video_stride == 1
+
+
+def test_env_asks_the_stride_once_the_goal_is_known():
+    from envs import episode_spec, make_env
+
+    asked = []
+    env = make_env("VideoRepick", video_stride=lambda goal: asked.append(goal) or 4)
+    try:
+        _, info = env.reset(options={"episode": episode_spec("VideoRepick", 0, "train")})
+        assert asked == [info["goal"]]
+        clocks = list(info["video"].clock)
+        assert clocks and all(c % 4 == 0 for c in clocks)
+        env.video_stride = lambda goal: 0
+        with pytest.raises(ValueError, match="video_stride gave 0"):
+            env.reset(options={"episode": episode_spec("VideoRepick", 0, "train")})
+    finally:
+        env.close()
+
+
 def test_recorder_vlm_and_image_policies():
     c = cfg(render_stride=4)
     rec = render_schedule(c, memory=None, composer="oracle", record=True)

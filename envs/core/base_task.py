@@ -23,6 +23,7 @@ from mani_skill.utils import sapien_utils
 from mani_skill.utils.scene_builder.table import TableSceneBuilder
 
 from envs.core.checker import SequentialChecker, SubgoalEntry
+from envs.core.hand_camera import HAND_CAMERA, with_hand_camera
 from envs.core.render_lod import DEFAULT_RENDER_LOD, check_render_lod, lod_agent_class
 
 REST_QPOS = np.array([0.0, 0.0, 0.0, -np.pi / 2, 0.0, np.pi / 2, np.pi / 4])
@@ -85,6 +86,23 @@ class RoboMMETask(BaseEnv):
     def goal_texts(self) -> list[str]:
         raise NotImplementedError
 
+    def goal_values(self) -> dict[str, object]:
+        """The episode's values a reworded goal fills in (``envs/tasks/goal_rewordings.json``, see
+        :mod:`envs.core.rewording`): colours, counts, ordinals, and the keys that pick a variant.
+        Empty for a goal that names none."""
+        return {}
+
+    def goal_text(self, style: str = "template", seed: int = 0) -> str:
+        """The goal this episode is given: the template (``goal_texts()[0]``) or one rewording of it
+        drawn with ``seed`` (the episode's goal stream)."""
+        if style == "template":
+            return self.goal_texts()[0]
+        if style == "reworded":
+            from envs.core.rewording import draw_rewording
+
+            return draw_rewording(self.TASK, self.goal_values(), seed)
+        raise ValueError(f"unknown goal style {style!r} (template, reworded)")
+
     def history_slot(self) -> "HistorySlot | None":
         """The history-dependent decision of the current subgoal, if any.
 
@@ -130,12 +148,14 @@ class RoboMMETask(BaseEnv):
 
     def _load_agent(self, options: dict):
         uids = self.robot_uids
-        if self.render_lod != "full" and isinstance(uids, str):
-            # the same agent (uid, controllers, sensors, URDF text, collision meshes) loaded from the
-            # cached copy of its asset directory whose visual meshes are decimated
+        if isinstance(uids, str):
             from mani_skill.agents.registration import REGISTERED_AGENTS
 
-            self.robot_uids = lod_agent_class(REGISTERED_AGENTS[uids].agent_cls, self.render_lod)
+            # the benchmark's 256x256 hand camera, on the stick robot too (envs/core/hand_camera.py)
+            agent_cls = with_hand_camera(REGISTERED_AGENTS[uids].agent_cls)
+            # the same agent (uid, controllers, sensors, URDF text, collision meshes) loaded from the
+            # cached copy of its asset directory whose visual meshes are decimated
+            self.robot_uids = lod_agent_class(agent_cls, self.render_lod)
         try:
             super()._load_agent(options, sapien.Pose(p=[-0.615, 0, 0]))
         finally:
@@ -245,9 +265,10 @@ class RoboMMETask(BaseEnv):
         return self._capture("base_camera", segmentation)
 
     def render_wrist(self) -> np.ndarray | None:
-        if "hand_camera" not in self._sensors:
+        """The hand camera's RGB frame (256x256 on both robots), or None for a robot without one."""
+        if HAND_CAMERA not in self._sensors:
             return None
-        return self._capture("hand_camera", False)["rgb"]
+        return self._capture(HAND_CAMERA, False)["rgb"]
 
     def project(self, xyz: np.ndarray) -> tuple[float, float]:
         """World point -> (row, col) pixel in the front image (no rendering needed)."""

@@ -373,6 +373,10 @@ class UnmaskTask(RoboMMETask):
             ))
         return entries
 
+    def goal_values(self) -> dict[str, object]:
+        cs = self.layout.pick_colours
+        return {"picks": len(cs), "colour": cs[0], **({"colour2": cs[1]} if len(cs) > 1 else {})}
+
     def goal_suffix(self) -> str:
         cs = self.layout.pick_colours
         text = f"pick up the container hiding the {cs[0]} cube"

@@ -54,7 +54,7 @@ class OfficialSubgoalEnv(gym.Env):
     metadata = {"render_modes": []}
 
     def __init__(self, task: str, split: str = "test", max_steps: int = 1300, frame_stride: int = 0,
-                 video: bool = True, noop_steps: int = 16, render_lod: str = "full",
+                 video_stride: "int | Callable[[str], int]" = 1, noop_steps: int = 16, render_lod: str = "full",
                  timers: Mapping[str, Callable[[], float]] | None = None):
         from envs.official.bridges import apply_bridges
         from envs.official.install import require_robomme
@@ -72,7 +72,9 @@ class OfficialSubgoalEnv(gym.Env):
         self.task_name = task
         self.max_steps = max_steps
         self.frame_stride = int(frame_stride)
-        self.video = video
+        self.video_stride = video_stride
+        """Keep every k-th clock tick of the conditioning video (``RoboMMEEnv.video_stride``: an int, or
+        a function of the goal text, the render schedule's answer once the goal is known)."""
         self.noop_steps = noop_steps
         self.timers = dict(timers or {})
         self.builder = BenchmarkEnvBuilder(env_id=task, dataset=split, action_space="multi_choice", max_steps=max_steps)
@@ -246,8 +248,11 @@ class OfficialSubgoalEnv(gym.Env):
         n = len(obs["front_rgb_list"])
         clocks = M.batch_clocks(n, self.clock)
         video = DemoVideo()
-        if self.video:
-            for c, rgb, q in zip(clocks[:-1], obs["front_rgb_list"][:-1], obs["joint_state_list"][:-1]):
+        k = self.video_stride(M.goal_texts(info)[0]) if callable(self.video_stride) else int(self.video_stride)
+        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+            raise ValueError(f"video_stride gave {k!r}; it must be an int >= 1")
+        for c, rgb, q in zip(clocks[:-1], obs["front_rgb_list"][:-1], obs["joint_state_list"][:-1]):
+            if c % k == 0:
                 video.front.append(M.as_uint8_rgb(rgb))
                 video.joint_state.append(M.as_joints(q))
                 video.clock.append(c)

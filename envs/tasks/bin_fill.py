@@ -43,6 +43,7 @@ from envs.core import primitives as P
 from envs.core.base_task import HistorySlot, RoboMMETask
 from envs.core.checker import SubgoalEntry
 from envs.core.language import number_word, ordinal_word
+from envs.core.rewording import amounts_values
 from envs.core.options import held_object
 from envs.core.probes import ProbeQuestion
 from envs.core.sampling import TablePlacer
@@ -169,6 +170,9 @@ class BinFill(ButtonMixin, RoboMMETask):
     # ------------------------------------------------------------------ language
     def _amount(self, colour: str, n: int) -> str:
         return f"{number_word(n)} {colour} cube{'s' if n > 1 else ''}"
+
+    def goal_values(self) -> dict[str, object]:
+        return amounts_values(list(self.layout.targets))
 
     def goal_texts(self) -> list[str]:
         parts = [self._amount(c, n) for c, n in self.layout.targets]

@@ -33,6 +33,7 @@ from envs.core import solvers as S
 from envs.core.base_task import HistorySlot, RoboMMETask
 from envs.core.checker import SubgoalEntry
 from envs.core.language import ordinal_word
+from envs.core.rewording import ordinal_values
 from envs.core.probes import ProbeQuestion
 from envs.core.sampling import TablePlacer
 from envs.core.scene_parts import ButtonMixin, Placed, button_keep_out, pose_button, pose_flat, sample_button
@@ -148,6 +149,9 @@ class StopCube(ButtonMixin, RoboMMETask):
     def cube_distance(self) -> float:
         p = self.pos(self.cube)
         return float(np.hypot(p[0] - self.layout.target.x, p[1] - self.layout.target.y))
+
+    def goal_values(self) -> dict[str, object]:
+        return ordinal_values(self.layout.stop_time)
 
     def goal_texts(self) -> list[str]:
         o = ordinal_word(self.layout.stop_time)

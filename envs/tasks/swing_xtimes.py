@@ -35,6 +35,7 @@ from envs.core import primitives as P
 from envs.core.base_task import HistorySlot, RoboMMETask
 from envs.core.checker import SubgoalEntry
 from envs.core.language import number_word, ordinal_word
+from envs.core.rewording import count_values
 from envs.core.options import held_object
 from envs.core.probes import ProbeQuestion
 from envs.core.sampling import TablePlacer
@@ -129,6 +130,9 @@ class SwingXtimes(ButtonMixin, RoboMMETask):
     @property
     def cube(self):
         return self.cubes[self.layout.target_cube]
+
+    def goal_values(self) -> dict[str, object]:
+        return {"colour": self.colour, **count_values(self.layout.repeats)}
 
     def goal_texts(self) -> list[str]:
         n, c = self.layout.repeats, self.colour

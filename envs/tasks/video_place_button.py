@@ -58,6 +58,9 @@ class VideoPlaceButton(TargetRecallTask):
     def correct_target(self) -> int:
         return 0 if self.layout.when == "before" else 1
 
+    def goal_values(self) -> dict[str, object]:
+        return {"colour": self.colour, "when": self.layout.when}
+
     def goal_texts(self) -> list[str]:
         c, when = self.colour, self.layout.when
         where = "last placed before" if when == "before" else "first placed after"

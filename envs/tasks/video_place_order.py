@@ -27,6 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from envs.core.language import ordinal_word
+from envs.core.rewording import ordinal_values
 from envs.core.reference_parts import TargetRecallTask
 from envs.core.scene_parts import Placed
 
@@ -62,6 +63,9 @@ class VideoPlaceOrder(TargetRecallTask):
     @property
     def correct_target(self) -> int:
         return self.layout.visit_order[self.layout.answer - 1]
+
+    def goal_values(self) -> dict[str, object]:
+        return {"colour": self.colour, **ordinal_values(self.layout.answer)}
 
     def goal_texts(self) -> list[str]:
         c, nth = self.colour, ordinal_word(self.layout.answer)

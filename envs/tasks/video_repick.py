@@ -35,6 +35,7 @@ from envs.core import primitives as P
 from envs.core.base_task import HistorySlot
 from envs.core.checker import SubgoalEntry
 from envs.core.language import number_word, ordinal_word
+from envs.core.rewording import count_values
 from envs.core.probes import ProbeQuestion
 from envs.core.reference_parts import SWAP_STEPS, ReferenceTask, SwapAnimator, anchor_points
 from envs.core.sampling import TablePlacer
@@ -97,6 +98,10 @@ class VideoRepick(ReferenceTask):
     @property
     def cube(self):
         return self.cubes[self.layout.target_cube]
+
+    def goal_values(self) -> dict[str, object]:
+        n = self.layout.repeats
+        return {"repeats": "one" if n == 1 else "many", **count_values(n)}
 
     def goal_texts(self) -> list[str]:
         n = self.layout.repeats

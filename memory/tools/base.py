@@ -23,6 +23,7 @@ from collections.abc import Callable
 from typing import ClassVar
 
 from memory.frames import Frame
+from memory.needs import Need, needs_of
 from memory.query import Query
 from memory.records import EntityRecord, Record
 from memory.spec import MemorySpec, ReadKind
@@ -42,12 +43,22 @@ class Tool(ABC):
         stride: observe every ``stride``-th frame fed to the tool (1 = every step).
         gate_kind: the read kind this tool's ``gate`` performs, or ``None`` if it has no gate
             or the gate should always be allowed.
+        serves: the needs (:class:`memory.needs.Need`) this tool monitors for; it is enabled in an
+            episode exactly when the specification has one of them (:meth:`enabled_by`). A tool
+            never decides from the goal's wording whether it runs.
+        active: whether the last ``reset`` enabled it (set from :meth:`enabled_by`).
     """
 
     name: ClassVar[str] = "tool"
     group: ClassVar[str] = "generic"
     gate_kind: ClassVar[ReadKind | None] = None
+    serves: ClassVar[frozenset[Need]] = frozenset()
     stride: int = 1
+    active: bool = False
+
+    def enabled_by(self, spec: MemorySpec) -> bool:
+        """Whether an episode with ``spec`` needs this tool: its declared needs meet the spec's."""
+        return bool(self.serves & needs_of(spec))
 
     def reset(self, spec: MemorySpec, store: MemoryStore) -> None:  # noqa: B027 - optional hook
         """Start a new episode: forget per-episode state and remember what ``spec`` asks to monitor."""

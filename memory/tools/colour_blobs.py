@@ -27,6 +27,7 @@ import numpy as np
 from scipy import ndimage
 
 from memory.frames import Frame
+from memory.needs import Need
 from memory.records import EntityRecord, EntityStatus, Source
 from memory.spec import MemorySpec
 from memory.store import MemoryStore
@@ -188,6 +189,7 @@ class ColourBlobTool(Tool):
 
     name = "colour_blobs"
     group = "identity"
+    serves = frozenset({Need.SCENE})
 
     def __init__(
         self,

@@ -34,6 +34,7 @@ import numpy as np
 from scipy import ndimage
 
 from memory.frames import Frame
+from memory.needs import Need
 from memory.records import EntityRecord, EntityStatus, RelationRecord, Source
 from memory.spec import MemorySpec
 from memory.store import MemoryStore
@@ -331,6 +332,7 @@ class CoverBindingTool(Tool):
     """
 
     group = "live_binding"
+    serves = frozenset({Need.COVER_BINDING})
 
     def __init__(self, source: str = "live", *, confirm_frames: int = 2, note_jump: float = 4.0,
                  vanish_radius: float = 8.0, cover_radius: float = 5.0, cover_share: float = 0.6,
@@ -346,6 +348,7 @@ class CoverBindingTool(Tool):
         # the notes need the cubes' few visible frames; every 4 steps is plenty (see render_schedule)
         self.render_stride = 4
         self.render_video = source == "video"
+        self.render_video_stride = 2  # bindings the same at video stride 2 and 4 on train 0-3 (benchmarks/video_stride_train.md); thresholds counted in frames were measured at this stride
         self.confirm_frames = confirm_frames
         self.note_jump = note_jump
         self.vanish_radius = vanish_radius

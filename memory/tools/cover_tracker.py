@@ -62,6 +62,7 @@ from scipy import ndimage
 
 from memory.arm_view import arm_covers, panda_tcp
 from memory.frames import Frame
+from memory.needs import Need
 from memory.records import EntityRecord, EntityStatus, Source
 from memory.spec import MemorySpec
 from memory.store import MemoryStore
@@ -128,6 +129,7 @@ class OpticalFlowCue(Tool):
     """
 
     name = "cover_flow"
+    serves = frozenset({Need.COVER_BINDING})
     group = "identity"
 
     def __init__(self, keep: int = 3) -> None:
@@ -143,7 +145,7 @@ class OpticalFlowCue(Tool):
     def reset(self, spec: MemorySpec, store: MemoryStore) -> None:
         self._frames = {}
         self.calls = self.answered = 0
-        self._active = bool(spec.bindings)  # only cover followers ask; without bindings there are none
+        self.active = self._active = self.enabled_by(spec)  # only cover followers ask; without bindings there are none
         _FLOW_BY_STORE[store] = self
 
     def _remember(self, step: int, rgb: np.ndarray) -> np.ndarray:
@@ -217,6 +219,8 @@ class CoverFollowTool(Tool):
         feature_radius: where the features of a container are taken from.
     """
 
+    serves = frozenset({Need.COVER_BINDING})
+
     def __init__(self, source: str = "video", *, ms_radius: float = 9.0, min_pixels: int = 40,
                  jump_base: float = 5.0, jump_per_step: float = 3.0, agree_px: float = 7.0, patience: int = 2,
                  recovery_steps: int = 3, recovery_radius: float = 12.0, feature_radius: float = 10.0,
@@ -230,6 +234,7 @@ class CoverFollowTool(Tool):
         self.stride = 1
         self.render_stride = 4
         self.render_video = source == "video"
+        self.render_video_stride = 2  # bindings the same at video stride 2 and 4 on train 0-3 (benchmarks/video_stride_train.md); thresholds counted in frames were measured at this stride
         self.ms_radius = ms_radius
         self.min_pixels = min_pixels
         self.jump_base = jump_base

@@ -50,8 +50,9 @@ import numpy as np
 
 from memory.arm_view import panda_tcp, to_pixel
 from memory.frames import Frame
+from memory.needs import Need
 from memory.records import EntityRecord, EntityStatus, ProgressRecord, Source
-from memory.spec import EvidenceSource, MemorySpec, ReadKind
+from memory.spec import MemorySpec
 from memory.store import MemoryStore
 from memory.tools.base import Tool
 from memory.tools.colour_blobs import bare_table, find_blobs, hsv
@@ -114,9 +115,11 @@ class DemoPlacesTool(Tool):
     """Ordered places and the press from the video; answers "the correct target"."""
 
     name = "demo_places"
+    serves = frozenset({Need.DEMO_PLACES})
     group = "demonstration"
     render_stride = None  # reads the video; live, only the query views (re-grounding)
     render_video = True
+    render_video_stride = 2  # places and the press the same at video stride 2 on train 0-3, the place/target answers lost at 4 (benchmarks/video_stride_train.md); thresholds counted in frames were measured at this stride
 
     def __init__(self, *, max_jump: float = 30.0, dwell_px: float = 3.0, dwell_frames: int = 10, moved_px: float = 10.0,
                  centre_px: float = 12.0, on_target_px: float = 20.0, min_sides: int = 3, target_jump: float = 8.0,
@@ -190,9 +193,7 @@ class DemoPlacesTool(Tool):
         self.colour = colour
         self.ordinal = spec.ordinal
         self.anchor = spec.anchor
-        self.active = (spec.source is EvidenceSource.VIDEO and ReadKind.DEMO_REFERENCE in spec.reads
-                       and "target" in spec.layout and colour is not None
-                       and (spec.ordinal is not None or spec.anchor is not None))
+        self.active = self.enabled_by(spec)
 
     # ------------------------------------------------------------------ frames
     def observe(self, frame: Frame, store: MemoryStore) -> None:

@@ -42,6 +42,7 @@ import numpy as np
 from scipy import ndimage
 
 from memory.frames import Frame
+from memory.needs import Need
 from memory.records import LayoutRecord, ProgressRecord
 from memory.spec import MemorySpec, ReadKind
 from memory.store import MemoryStore
@@ -85,6 +86,7 @@ class _Release:
 
 class DepositCounter(Tool):
     name = "deposit_counter"
+    serves = frozenset({Need.PER_KIND_COUNT})
     group = "progress"
     gate_kind = ReadKind.COUNT_GATE
     render_stride = 4
@@ -112,7 +114,7 @@ class DepositCounter(Tool):
             c = colour_of(phrase.split())
             if c is not None:
                 self.goal[c] = self.goal.get(c, 0) + int(n)
-        self.active = bool(self.goal) and "bin" in spec.layout
+        self.active = self.enabled_by(spec)
         self.deposited = dict.fromkeys(COLOUR_WORDS, 0)
         self.bin: tuple[float, float] | None = None
         self._bin_seen: list[tuple[float, float]] = []

@@ -47,6 +47,7 @@ import numpy as np
 from scipy import ndimage
 
 from memory.frames import Frame
+from memory.needs import Need
 from memory.records import LayoutRecord, ProgressRecord
 from memory.spec import MemorySpec, ReadKind
 from memory.store import MemoryStore
@@ -141,6 +142,7 @@ class _Site:
 
 class FlashCounter(Tool):
     name = "flash_counter"
+    serves = frozenset({Need.ROUND_TRIP_COUNT})
     group = "progress"
     gate_kind = ReadKind.COUNT_GATE
     render_stride = 4
@@ -158,8 +160,7 @@ class FlashCounter(Tool):
 
     # ------------------------------------------------------------------ episode
     def reset(self, spec: MemorySpec, store: MemoryStore) -> None:
-        sides = {m.group(1) for m in _SIDE_PHRASE.finditer(spec.goal.lower())}
-        self.active = bool(spec.repetitions) and sides == set(SIDES)
+        self.active = self.enabled_by(spec)
         self.target = spec.repetitions if self.active else None
         self.phrase = spec.watch[0] if spec.watch else None
         self.sites: list[_Site] = []

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from memory.frames import Frame
+from memory.needs import Need
 from memory.records import EntityRecord, EntityStatus, ProgressRecord, RelationRecord, Source
 from memory.spec import MemorySpec
 from memory.store import MemoryStore
@@ -92,6 +93,7 @@ class HighlightMarkTool(Tool):
     """Marks seen live under cubes, kept as verified relations, with picked-off bookkeeping."""
 
     name = "highlight_marks"
+    serves = frozenset({Need.HIGHLIGHT_MARKS})
     group = "mark"
     render_stride = 4
     render_video = False
@@ -124,7 +126,7 @@ class HighlightMarkTool(Tool):
 
     # ------------------------------------------------------------------ episode
     def reset(self, spec: MemorySpec, store: MemoryStore) -> None:
-        self.active = bool(spec.highlighted)
+        self.active = self.enabled_by(spec)
         self.binding = None
         self.role = "cube"
         for phrase in spec.watch:

@@ -40,12 +40,12 @@ arrival and the k-th minus the latency lands on the k-th.)
 
 from __future__ import annotations
 
-import re
 
 import numpy as np
 from scipy import ndimage
 
 from memory.frames import Frame
+from memory.needs import Need
 from memory.records import ProgressRecord
 from memory.spec import MemorySpec, ReadKind
 from memory.store import MemoryStore
@@ -55,12 +55,12 @@ from policies.subgoal_grammar import try_parse
 
 KEY = "progress/passes"
 WAIT = "remain static"
-_ARRIVAL_WORDS = re.compile(r"\b(reach\w*|visit\w*|arriv\w*|pass\w*|cross\w*)\b")
 _EIGHT = np.ones((3, 3), dtype=bool)
 
 
 class PassTimer(Tool):
     name = "pass_timer"
+    serves = frozenset({Need.EVENT_ORDINAL})
     group = "timed_progress"
     gate_kind = ReadKind.EVENT_ORDINAL
     render_stride = 4
@@ -85,9 +85,7 @@ class PassTimer(Tool):
 
     # ------------------------------------------------------------------ episode
     def reset(self, spec: MemorySpec, store: MemoryStore) -> None:
-        goal = spec.goal.lower()
-        self.active = (spec.ordinal is not None and ReadKind.EVENT_ORDINAL in spec.reads
-                       and "target" in spec.layout and bool(_ARRIVAL_WORDS.search(goal)))
+        self.active = self.enabled_by(spec)
         self.k = spec.ordinal if self.active else None
         self.target: tuple[float, float] | None = None
         self._target_seen: list[tuple[float, float]] = []

@@ -39,6 +39,7 @@ import numpy as np
 from scipy import ndimage
 
 from memory.frames import Frame
+from memory.needs import Need
 from memory.records import EntityRecord, EntityStatus, Source, TrajectoryRecord
 from memory.spec import MemorySpec, ReadKind
 from memory.store import MemoryStore
@@ -73,6 +74,8 @@ class PegReader(Tool):
     """The demonstrated bar, its grasped end and the insertion side; gates pick and side."""
 
     name = "peg_reader"
+    render_video_stride = 2  # the grasped end and side the same at video stride 2 on train 0-3, lost at 4 (benchmarks/video_stride_train.md); thresholds counted in frames were measured at this stride
+    serves = frozenset({Need.DEMO_GRASP})
     group = "peg_end_side"
     gate_kind = ReadKind.DEMO_REFERENCE
 
@@ -85,7 +88,7 @@ class PegReader(Tool):
     FLASH_PX = 250  # a red region this large is the box flashing (a bar's red end is under 120 px)
 
     def reset(self, spec: MemorySpec, store: MemoryStore) -> None:
-        self.active = "peg" in spec.watch and bool({"peg", "end", "side"} & set(spec.same))
+        self.active = self.enabled_by(spec)
         self._rgb0: np.ndarray | None = None
         self._grasp: tuple[int, np.ndarray] | None = None  # (step, tcp) at the lowest point of the first descent
         self._lifted = False

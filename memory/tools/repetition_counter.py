@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from memory.frames import Frame
+from memory.needs import Need
 from memory.records import ProgressRecord
 from memory.spec import MemorySpec, ReadKind
 from memory.store import MemoryStore
@@ -36,6 +37,7 @@ KEY = "progress/repetitions"
 
 class RepetitionCounter(Tool):
     name = "repetition_counter"
+    serves = frozenset({Need.REPETITION_COUNT})
     group = "progress"
     gate_kind = ReadKind.COUNT_GATE
 
@@ -44,7 +46,8 @@ class RepetitionCounter(Tool):
         self.on_target_px = on_target_px
 
     def reset(self, spec: MemorySpec, store: MemoryStore) -> None:
-        self.target = spec.repetitions
+        self.active = self.enabled_by(spec)
+        self.target = spec.repetitions if self.active else None
         self.phrase = spec.watch[0] if spec.watch else None
         self.colour = colour_of(self.phrase.split()) if self.phrase else None
         self._closed = False

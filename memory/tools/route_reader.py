@@ -50,6 +50,7 @@ import numpy as np
 from scipy import ndimage
 
 from memory.frames import Frame
+from memory.needs import Need
 from memory.records import Source, TrajectoryRecord
 from memory.spec import MemorySpec, ReadKind
 from memory.store import MemoryStore
@@ -186,6 +187,7 @@ class RouteReader(Tool):
     """Parses the demonstrated route, tracks progress along it live, and fills the route slot of proposals."""
 
     name = "route_reader"
+    serves = frozenset({Need.DEMO_ROUTE})
     group = "route"
     gate_kind = ReadKind.ROUTE_FILL
 
@@ -216,7 +218,7 @@ class RouteReader(Tool):
     # ------------------------------------------------------------------ episode
 
     def reset(self, spec: MemorySpec, store: MemoryStore) -> None:
-        self.active = spec.allows(ReadKind.ROUTE_FILL)
+        self.active = self.enabled_by(spec)
         self.kind: str | None = None  # "cue" | "arc"
         self.segments: tuple[str, ...] = ()
         self.nodes: list[tuple[float, float]] = []  # pixel of every node, start first

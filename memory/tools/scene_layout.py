@@ -16,6 +16,7 @@ import numpy as np
 from scipy import ndimage
 
 from memory.frames import Frame
+from memory.needs import Need
 from memory.records import LayoutRecord
 from memory.spec import MemorySpec
 from memory.store import MemoryStore
@@ -110,6 +111,7 @@ def _pieces(comp: np.ndarray, min_area: int, solid_px: float, reach: float, min_
 
 class SceneLayoutTool(Tool):
     name = "scene_layout"
+    serves = frozenset({Need.SCENE})
     group = "layout"
 
     def __init__(self, frames_to_read: int = 3):

@@ -1,0 +1,1 @@
+"""Example memories written against :mod:`memory.interface`, run like ours (``--conditions memory:<module>:<Class>``)."""

@@ -1,0 +1,68 @@
+"""The project's reworded goals: enough of them, varied, fillable on every train episode, drawn
+deterministically from the episode's goal stream, and given to every consumer by the env."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from envs import ALL_TASKS
+from envs.core.rewording import GOAL_PLACEHOLDERS, draw_rewording, placeholders_of, rewordings
+from experiments.streams import stream_seed
+from tests.goal_cases import goal_cases, layout_only, rewordings_of
+
+CASES = goal_cases(range(20))
+
+
+def test_every_task_has_ten_rewordings_per_variant_three_held_out():
+    data = rewordings()
+    assert set(data) == set(ALL_TASKS)
+    for task, variants in data.items():
+        for v in variants:
+            assert len(v.all) >= 10, (task, v.when)
+            assert len(v.held_out) >= 3, (task, v.when)
+            assert len(set(v.all)) == len(v.all), f"{task}: a rewording is listed twice"
+            assert not set(v.dev) & set(v.held_out)
+            assert len(v.probe) >= 2 and not set(v.probe) & set(v.all), (task, v.when)
+            for text in v.all + v.probe:
+                assert placeholders_of(text) <= set(GOAL_PLACEHOLDERS), (task, text)
+
+
+def test_rewordings_vary_wording_not_only_values():
+    """Each variant's rewordings differ from each other in more than the filled values, and none
+    of them is the template."""
+    for case in CASES:
+        texts = rewordings_of(case, "dev") + rewordings_of(case, "held_out")
+        assert case.template not in texts
+        first_words = {t.split()[0] for t in texts}
+        assert len(first_words) >= 4, (case.task, first_words)
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c.task}-{c.episode}")
+def test_every_train_episode_fills_a_variant(case):
+    for text in rewordings_of(case, "dev") + rewordings_of(case, "held_out") + rewordings_of(case, "probe"):
+        assert "{" not in text and "}" not in text
+        assert re.fullmatch(r"[a-z0-9 ,;:'\-]+", text), text
+
+
+def test_draw_is_the_episode_goal_stream():
+    t = layout_only("PickXtimes", 3)
+    seed = stream_seed(7, "PickXtimes", "train", 3, "goal")
+    a = t.goal_text("reworded", seed)
+    assert a == t.goal_text("reworded", seed)
+    assert t.goal_text("template", seed) == t.goal_texts()[0]
+    drawn = {draw_rewording("PickXtimes", t.goal_values(), s) for s in range(40)}
+    assert len(drawn) >= 5  # the stream picks among the rewordings, not always the same one
+    with pytest.raises(ValueError):
+        t.goal_text("paraphrased", seed)
+
+
+def test_the_cli_option_reaches_the_config():
+    from experiments.config import parse_config
+
+    cfg = parse_config(["--goal-style", "reworded", "--split", "train"])
+    assert cfg.goal_style == "reworded"
+    assert cfg.to_dict()["goal_style"] == "reworded"
+    assert "goal_style" in cfg.outcome_fields()
+    assert parse_config([]).goal_style == "template"

@@ -1,0 +1,78 @@
+"""Inserts a memory between the composer and the subgoal-level env.
+
+On ``step(proposed_subgoal)`` the memory may revise the proposal (read, re-ground, rewrite one
+slot, or abstain), the revised subgoal is executed, and every low-level frame seen on the way is
+fed to ``memory.observe``. With ``memory=None`` the wrapper is a pure pass-through: the same
+subgoal reaches the env, so actions and outcomes are identical step for step (tested).
+
+The memory (:mod:`memory.interface`) only ever receives frames, the goal text, executed
+actions/joint states and the proposed subgoal; never the simulator. The recent-frame baseline is
+its own wrapper, :class:`wrappers.recent_frames.RecentFrames`.
+"""
+
+from __future__ import annotations
+
+import gymnasium as gym
+
+from memory.frames import Frame
+
+
+def to_frame(f, source: str = "live") -> Frame:
+    return Frame(step=f.step, rgb=f.rgb, joint_state=f.joint_state, action=f.action, source=source)
+
+
+def demo_frames(info: dict) -> list[Frame]:
+    """The conditioning video of a reset's ``info`` as memory frames (empty without a video)."""
+    video = info.get("video")
+    if video is None:
+        return []
+    return [Frame(step=c, rgb=rgb, joint_state=q, action=None, source="video")
+            for c, rgb, q in zip(video.clock, video.front, video.joint_state)]
+
+
+class MemoryWrapper(gym.Wrapper):
+    """The subgoal-level env with a memory revising every proposal (``memory=None``: pass-through)."""
+
+    def __init__(self, env, memory=None):
+        super().__init__(env)
+        self.memory = memory
+        self._goal = ""
+        self._obs = None
+        self.revisions: list[dict] = []
+
+    def reset(self, *, seed=None, options=None):
+        obs, info = self.env.reset(seed=seed, options=options)
+        self._obs, self._goal, self.revisions = obs, info["goal"], []
+        if self.memory is not None:
+            self._start(demo_frames(info), self._first_frame(obs))
+        return obs, info
+
+    @staticmethod
+    def _first_frame(obs) -> Frame:
+        return Frame(step=obs["clock"], rgb=obs.get("front_rgb"), joint_state=obs["joint_state"], action=None)
+
+    # the two hooks the recent-frame baseline overrides
+    def _start(self, demo: list[Frame], first: Frame) -> None:
+        self.memory.reset(self._goal, demo)
+        self.memory.observe(first)
+
+    def _feed(self, frame: Frame) -> None:
+        self.memory.observe(frame)
+
+    def _before_revise(self) -> None:
+        pass
+
+    def step(self, proposed: str):
+        if self.memory is None:
+            return self.env.step(proposed)
+        self._before_revise()
+        current = self._first_frame(self._obs)
+        rev = self.memory.revise(proposed, current)
+        obs, reward, terminated, truncated, info = self.env.step(rev.text)
+        for f in info.get("frames", []):
+            self._feed(to_frame(f))
+        self._obs = obs
+        record = {"step": current.step, "proposed": proposed, "revised": rev.text, "rewritten": rev.rewritten,
+                  "memory_read": rev.read, "memory_abstained": rev.abstained}
+        self.revisions.append(record)
+        return obs, reward, terminated, truncated, dict(info, **{k: v for k, v in record.items() if k != "step"})
