@@ -184,7 +184,8 @@ class RoboMMEEnv(gym.Wrapper):
         entry = t.current_entry
         if entry is None or not entry.demonstration:
             return video
-        self._video_every = self._resolve_video_stride(t.goal_texts()[0])
+        # the goal this episode is given (a rewording under --goal-style reworded), as the memory will read it
+        self._video_every = self._resolve_video_stride(t.goal_text(self.goal_style, self.goal_seed))
         ex = Executor(t)
         steps = 0
         while entry is not None and entry.demonstration:

@@ -23,18 +23,12 @@ conditioning video          the demonstration's frames only when someone reads t
 The oracle and history-blind composers read the simulator's ground truth, not pixels, so the
 oracle and no-memory conditions render nothing periodic at all, whatever ``--render-stride`` says.
 
-Tools declare their need with class (or instance) attributes; a tool that declares nothing falls
-back to :data:`TOOL_RENDER_NEEDS` by name, then to :data:`DEFAULT_TOOL_NEED`:
-
-* ``render_stride``: the coarsest stride (env steps) at which the tool still works; ``None``: the
-  tool needs no periodic frames;
-* ``render_until``: the need holds only for the first ``render_until`` live steps (``None``: all
-  episode long);
-* ``render_video``: the tool reads the conditioning video's frames;
-* ``render_video_stride``: the coarsest video stride (clock ticks between rendered demonstration
-  frames) at which the tool's answers are unchanged, measured by ``scripts/bench_video_stride.py``
-  (``benchmarks/video_stride.md``); default 1, every frame. The video is rendered at the finest
-  stride any reading tool declares, so one tool that needs every frame gets every frame.
+Each tool declares its need on itself, ``Tool.render`` (:class:`memory.render_need.RenderNeed`:
+live stride, an early window, whether it reads the video and at which coarsest video stride its
+answers hold). The video is rendered at the finest stride among the readers the episode's goal
+enables (``MemoryLayer.tools_for``), so one tool that needs every frame gets every frame. A memory
+without tools (``memory/interface.py``) declares the same four fields as ``render_stride``,
+``render_until``, ``render_video`` and ``render_video_stride`` attributes.
 
 >>> sched = render_schedule(cfg, memory=layer)          # doctest: +SKIP
 >>> SubgoalExecution(low, policy, horizon=cfg.horizon, **sched.wrapper_kwargs())   # doctest: +SKIP
@@ -46,12 +40,14 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from memory.render_need import DEFAULT_RENDER, RenderNeed
+from memory.tools.base import Tool
+
 __all__ = [
-    "DEFAULT_TOOL_NEED",
+    "DEFAULT_RENDER",
     "NO_VIDEO",
     "RenderNeed",
     "RenderSchedule",
-    "TOOL_RENDER_NEEDS",
     "render_schedule",
     "tool_need",
 ]
@@ -60,52 +56,19 @@ NO_VIDEO = 10**6
 """``RoboMMEEnv.video_stride`` that records no frame of the demonstration (its physics is unchanged)."""
 
 
-@dataclass(frozen=True)
-class RenderNeed:
-    """What one tool needs rendered (see the module docstring)."""
-
-    stride: int | None = 4
-    until: int | None = None
-    video: bool = True
-    video_stride: int = 1
-
-    def __post_init__(self) -> None:
-        if isinstance(self.video_stride, bool) or not isinstance(self.video_stride, int) or self.video_stride < 1:
-            raise ValueError(f"render need video_stride must be an int >= 1, got {self.video_stride!r}")
-        for name in ("stride", "until"):
-            v = getattr(self, name)
-            if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1):
-                raise ValueError(f"render need {name} must be None or an int >= 1, got {v!r}")
-
-
-DEFAULT_TOOL_NEED = RenderNeed(stride=4)
-"""A tool that declares nothing gets what every memory tool got before the schedule existed: a
-front frame every 4 env steps and the whole conditioning video."""
-
-TOOL_RENDER_NEEDS: dict[str, RenderNeed] = {
-    # tracks coloured objects frame to frame (2 consecutive sightings verify, 24 px max jump)
-    "colour_blobs": RenderNeed(stride=4, video_stride=2),  # its tracks serve readers that hold at video stride 2
-    # a release is verified by the object resting on a target within the next rendered frames
-    "repetition_counter": RenderNeed(stride=4, video=False),
-    # buttons and targets from the first live frames, while the arm rests above the table
-    "scene_layout": RenderNeed(stride=4, until=8, video=False),
-}
-"""Needs of the registered tools that do not declare ``render_stride`` themselves."""
-
 _MISSING = object()
 
 
 def tool_need(tool: Any) -> RenderNeed:
-    """The render need of ``tool``: each of its own ``render_stride``/``render_until``/``render_video``/
-    ``render_video_stride`` attributes, the rest from its entry in :data:`TOOL_RENDER_NEEDS`, else from
-    :data:`DEFAULT_TOOL_NEED`."""
-    base = TOOL_RENDER_NEEDS.get(getattr(tool, "name", ""), DEFAULT_TOOL_NEED)
+    """The render need of ``tool``: a :class:`~memory.tools.base.Tool` declares it (``Tool.render``); a
+    memory without tools (``memory/interface.py``) may declare ``render_stride`` / ``render_until`` /
+    ``render_video`` / ``render_video_stride`` attributes, the rest from :data:`DEFAULT_RENDER`."""
+    if isinstance(tool, Tool):
+        return tool.render
     declared = {field_name: getattr(tool, attr) for field_name, attr in _DECLARED.items() if getattr(tool, attr, _MISSING) is not _MISSING}
-    if "stride" in declared and "until" not in declared:
-        declared["until"] = None  # a declared stride is for the whole episode unless the tool says otherwise
     if "video" in declared:
         declared["video"] = bool(declared["video"])
-    return replace(base, **declared)
+    return replace(DEFAULT_RENDER, **declared)
 
 
 _DECLARED = {"stride": "render_stride", "until": "render_until", "video": "render_video", "video_stride": "render_video_stride"}

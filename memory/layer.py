@@ -139,7 +139,7 @@ class MemoryLayer:
         )
         # re-grounding asks the tools that own a record's binding before the generic colour matcher:
         # an owner knows what its object looks like (one cube of a touching pair, a disc partly hidden)
-        self._reground_order: tuple[Tool, ...] = tuple(sorted(self.tools, key=lambda t: bool(getattr(t, "generic_reground", False))))
+        self._reground_order: tuple[Tool, ...] = tuple(sorted(self.tools, key=lambda t: t.reground_priority))
         self._specifier: Specifier = config.specifier or InstructionSpecifier()
         self.store = MemoryStore()
         self.spec: MemorySpec | None = None

@@ -52,7 +52,7 @@ CONCEPT_NOUNS: dict[str, tuple[str, ...]] = {
 HIDING_WORDS: tuple[str, ...] = (
     "hiding", "hides", "hide", "hidden", "covering", "covers", "concealing", "conceals", "conceal", "concealed",
     "containing", "contains", "holding", "holds", "sheltering", "shelters", "masking", "masks", "underneath",
-    "under", "beneath", "below", "inside",
+    "under", "beneath", "below", "inside", "over", "atop",
 )
 """Words that relate a cover to what is below it (clause-local with a container and a coloured object)."""
 
@@ -147,6 +147,7 @@ def canonical_text(goal: str) -> str:
     text = re.sub(r"\bcovering\b", "hiding", text)
     for canonical, pattern in _NOUN_PATTERNS.items():
         text = pattern.sub(lambda m, c=canonical: c + (("es" if c == "box" else "s") if _is_plural(m.group(0)) else ""), text)
+    text = re.sub(r"\bon top of\b", "atop", text)
     text = _ONCE_CONJUNCTION.sub("when ", text)
     text = re.sub(r"\bonce (?=more\b|again\b)", "", text)
     return re.sub(r"\s+", " ", text).strip()

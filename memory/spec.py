@@ -269,6 +269,9 @@ _RE_OBJECT = re.compile(rf"\b({_OBJ})s?\b")
 _RE_CONTAINER = re.compile(r"\bcontainers?\b")
 _RE_HIDING = re.compile(rf"\b(?:{_HIDING})\b")
 _RE_COUNT = re.compile(rf"\b({_NUM}) ({_COLOUR}) ({_OBJ})s?\b")
+_RE_ELIDED_COUNT = re.compile(
+    rf"\b({_NUM}) ({_COLOUR}) ((?:and )?(?:{_NUM}) (?:{_COLOUR}) (?:(?:and )?(?:{_NUM}) (?:{_COLOUR}) )*?({_OBJ})s?)\b"
+)
 _RE_TIMES = re.compile(rf"\b({_NUM}) (?:more )?(?:{_UNITS})\b")
 _RE_ADVERB_TIMES = re.compile(r"\b(once|twice|thrice)\b")
 _RE_SIDE = re.compile(r"\b(right|left)(?:-side|-hand| side| hand)? targets?\b|\btargets? on the (right|left)\b")
@@ -296,6 +299,8 @@ _RE_HANDLED_OBJECT = re.compile(
 _RE_PROCEDURE_CLAUSE = re.compile(
     r"\b(?:the way|the manner|how) (?:it|that|the video|the demonstration|the robot|this) (?:\w+ ){0,2}?"
     r"(?:done|did|shown|showed|demonstrated|performed|moved|handled)\b|\bas it was (?:done|shown|demonstrated|performed)\b"
+    # "replicate how the cube was moved"
+    r"|\bhow (?:\w+ ){0,3}?(?:was|were|got) (?:done|moved|pushed|carried|handled|shown|demonstrated|brought)\b"
 )
 # a route noun as a noun: after a determiner or a modifier ("the demonstrated path"), not the verb
 # of "keep track of the cups"
@@ -308,7 +313,7 @@ _RE_PREVIOUS = re.compile(r"\bpreviously\b")
 _RE_LAYOUT = re.compile(r"\b(target|button|bin|box)(?:es|s)?\b")
 _RE_CLAUSE_BREAK = re.compile(r" [,;] | (?:and )?then | followed by | (?:and )?after that | (?:and )?next | finally | afterwards ")
 # cues that a field was asked for although no value could be read
-_RE_REPEAT_CUE = re.compile(rf"\b(?:{_UNITS}|repeat\w*)\b")
+_RE_REPEAT_CUE = re.compile(rf"\b(?:{_UNITS}|repeatedly|repeat\w* (?:this|it|that|the action))\b")
 _RE_BARE_COLOUR = re.compile(rf"\b({_COLOUR})\b(?! (?:{_OBJ})s?\b)")
 _RE_IMM_ANCHOR_CUE = re.compile(rf"\b(?:{_IMM}) (?:before|after)\b")
 
@@ -372,13 +377,22 @@ class InstructionSpecifier:
             if not bindings and _RE_HIDING.search(flat):
                 unfilled.append("bindings")
 
-        counts = [(f"{c} {o}", 1 if n == "a single" else parse_ordinal(n)) for n, c, o in _RE_COUNT.findall(flat)]
+        # "2 red and 1 blue cube": the noun of a list of counts is said once, at its end
+        counted = _RE_ELIDED_COUNT.sub(lambda m: f"{m.group(1)} {m.group(2)} {m.group(4)} {m.group(3)}", flat)
+        while counted != flat and _RE_ELIDED_COUNT.search(counted):
+            counted = _RE_ELIDED_COUNT.sub(lambda m: f"{m.group(1)} {m.group(2)} {m.group(4)} {m.group(3)}", counted)
+        if counted != flat:
+            watch = _unique([f"{c} {o}" for c, o in _RE_COLOURED.findall(counted)] + watch)
+        counts = [(f"{c} {o}", 1 if n == "a single" else parse_ordinal(n)) for n, c, o in _RE_COUNT.findall(counted)]
         counts = [(phrase, n) for phrase, n in counts if n is not None]
 
         sides = tuple(sorted({a or b for a, b in _RE_SIDE.findall(flat)}, reverse=True))
 
         event_ordinal = _RE_EVENT_ORDINAL.search(flat)
         reference_ordinal = _RE_REFERENCE_ORDINAL.search(flat) if source is EvidenceSource.VIDEO else None
+        if event_ordinal and not reference_ordinal and source is EvidenceSource.VIDEO and not _RE_ARRIVAL.search(flat):
+            # "where it was placed the second time" (in the video): the k-th of the shown events
+            reference_ordinal, event_ordinal = event_ordinal, None
 
         repetitions = None
         m = _RE_TIMES.search(flat) or _RE_ADVERB_TIMES.search(flat)

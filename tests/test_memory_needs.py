@@ -16,7 +16,7 @@ from memory.needs import Need, needs_of
 from memory.spec import specify
 from memory.store import MemoryStore
 from memory.tools.base import Tool
-from memory.tools.registry import TOOL_FACTORIES, default_tools
+from memory.tools.registry import default_tools
 from tests.goal_cases import goal_cases, rewordings_of
 
 # what each task's template enables (besides the scene tools every episode runs)
@@ -43,14 +43,15 @@ def enabled(goal: str) -> set[str]:
 
 
 def test_every_tool_declares_the_needs_it_serves():
-    for name, make in TOOL_FACTORIES.items():
-        tool = make()
+    for tool in default_tools():
+        name = tool.name
         assert tool.serves and all(isinstance(n, Need) for n in tool.serves), name
 
 
 def test_no_tool_reads_the_goal_text():
-    for name, make in TOOL_FACTORIES.items():
-        source = inspect.getsource(inspect.getmodule(make()))
+    for tool in default_tools():
+        name = tool.name
+        source = inspect.getsource(inspect.getmodule(tool))
         assert not re.search(r"\bspec\.goal\b", source), f"{name} reads the goal text"
 
 

@@ -18,7 +18,7 @@ from memory.spec import specify
 from memory.store import MemoryStore
 from memory.tools.cover_binding import ContainerAppearance, CoverBindingTool, cover_key, note_key
 from memory.tools.cover_tracker import CoverFollowTool, OpticalFlowCue, lk_displacement
-from memory.tools.registry import TOOL_FACTORIES, default_tools
+from memory.tools.registry import default_tools, make_tool
 from memory.vocabulary import cover_binding
 from tests.blind_vs_memory import blind_fails_memory_succeeds
 
@@ -26,7 +26,7 @@ COVER_TOOLS = ("cover_flow", "cover_binding_demo", "cover_follow_demo", "cover_b
 
 
 def _tools(names=COVER_TOOLS):
-    return [TOOL_FACTORIES[n]() for n in names]
+    return [make_tool(n) for n in names]
 
 
 def _truth_points(task):

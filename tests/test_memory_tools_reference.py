@@ -27,7 +27,7 @@ from memory.tools.demo_handled import DemoHandledTool
 from memory.tools.demo_places import KEY as PLACES_KEY
 from memory.tools.demo_places import DemoPlacesTool, target_blobs
 from memory.tools.highlight_marks import HighlightMarkTool
-from memory.tools.registry import TOOL_FACTORIES
+from memory.tools.registry import make_tool
 from memory.tools.scene_layout import disc_pieces
 from tests.blind_vs_memory import blind_fails_memory_succeeds
 
@@ -118,7 +118,7 @@ def test_a_white_patch_on_one_side_is_no_mark(highlight):
 
 
 def test_highlight_read_answers_a_marked_cube_not_picked_yet(highlight):
-    layer = MemoryLayer(MemoryConfig(), [TOOL_FACTORIES["highlight_marks"]()])
+    layer = MemoryLayer(MemoryConfig(), [make_tool("highlight_marks")])
     layer.reset(highlight["goal"], [])
     for k, rgb in enumerate([highlight["dark"], highlight["lit"], highlight["lit"], highlight["dark"], highlight["dark"],
                              highlight["dark"], highlight["dark"]]):
@@ -209,7 +209,7 @@ def test_the_handled_cube_is_followed_through_the_swap(repick):
 
 
 def test_repick_reads_the_correct_cube_and_gates_the_stop(repick):
-    layer = MemoryLayer(MemoryConfig(), [TOOL_FACTORIES["demo_handled"]()])
+    layer = MemoryLayer(MemoryConfig(), [make_tool("demo_handled")])
     layer.reset(repick["goal"], [_video(k, rgb) for k, rgb in enumerate(repick["frames"])])
     layer.observe(_live(100, repick["live"]))
     y, x = (int(round(v)) for v in repick["end"][repick["partner"]])

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import sapien
+import sapien  # noqa: F401 - SAPIEN initialised before ManiSkill, as the env modules do
 
 import envs
 from envs.core import render_lod as R

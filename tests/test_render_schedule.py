@@ -70,41 +70,63 @@ def test_memory_gets_the_finest_tool_stride_capped_by_the_config():
 
 def test_declared_attributes_win_and_early_windows():
     c = cfg(render_stride=4)
-    fine = _Tool("flash", render_stride=1)
+    fine = _Tool("flash", render=RenderNeed(stride=1))
     assert tool_need(fine) == RenderNeed(stride=1)
     assert render_schedule(c, tools=[fine, _Tool("other")]).front_stride == 1
-    layout_only = render_schedule(c, tools=[_Tool("scene_layout")])
+    layout_only = render_schedule(c, tools=[_Tool("layout", render=RenderNeed(stride=4, until=8, video=False))])
     assert (layout_only.front_stride, layout_only.early_stride, layout_only.early_until) == (0, 4, 8)
     assert layout_only.query and not layout_only.video
-    none = render_schedule(c, tools=[_Tool("quiet", render_stride=None, render_video=False)])
+    none = render_schedule(c, tools=[_Tool("quiet", render=RenderNeed(stride=None, video=False))])
     assert (none.front_stride, none.early_stride, none.video) == (0, 0, False)
     assert tool_need(_Tool("unknown")) == RenderNeed(stride=4)  # the default
     with pytest.raises(ValueError, match="stride"):
-        tool_need(_Tool("bad", render_stride=0))
+        RenderNeed(stride=0)
+    # a memory without tools (memory/interface.py) declares the same fields as attributes
+    class _OwnMemory:
+        render_stride, render_video = 2, False
+
+    assert tool_need(_OwnMemory()) == RenderNeed(stride=2, video=False)
+    s = render_schedule(c, memory=_OwnMemory())
+    assert (s.front_stride, s.video, s.query) == (2, False, True)
+
+
+def test_tools_register_themselves_in_loop_order():
+    from memory.tools.base import REGISTERED_TOOLS, register_tool
+    from memory.tools.registry import default_tools, registered_tools
+
+    orders = [o for o, _, _ in registered_tools()]
+    assert orders == sorted(orders) and len(set(orders)) == len(orders)
+    names = [t.name for t in default_tools()]
+    assert names[:2] == ["colour_blobs", "scene_layout"] and len(names) == len(set(names)) == len(orders)
+    with pytest.raises(ValueError, match="two tools registered at order 10"):
+        register_tool(order=10)(_Tool)
+    with pytest.raises(TypeError, match="decorates Tool subclasses"):
+        register_tool(order=99999)(int)
+    assert all(cls is not _Tool for _, cls, _ in REGISTERED_TOOLS)
 
 
 def test_video_rendered_at_the_finest_stride_a_reader_declares():
     c = cfg(render_stride=4)
-    coarse, finer = _Tool("places", render_stride=None, render_video_stride=4), _Tool("cover", render_video_stride=2)
+    coarse, finer = _Tool("places", render=RenderNeed(stride=None, video_stride=4)), _Tool("cover", render=RenderNeed(video_stride=2))
     s = render_schedule(c, tools=[coarse])
     assert (s.video, s.video_every, s.video_stride) == (True, 4, 4)
     assert render_schedule(c, tools=[coarse, finer]).video_stride == 2
     # one reader that declares nothing gets every frame, whoever else reads coarser
     assert render_schedule(c, tools=[coarse, _Tool("route")]).video_stride == 1
     # a tool that reads no video does not pull the stride down
-    assert render_schedule(c, tools=[coarse, _Tool("live", render_video=False)]).video_stride == 4
+    assert render_schedule(c, tools=[coarse, _Tool("live", render=RenderNeed(video=False))]).video_stride == 4
     # the recorder and the VLM composer watch every frame
     assert render_schedule(c, tools=[coarse], record=True).video_stride == 1
     assert render_schedule(c, tools=[coarse], composer="vlm").video_stride == 1
     assert render_schedule(c, tools=[coarse]).to_dict()["video_every"] == 4
     for bad in (0, 1.5, True):
         with pytest.raises(ValueError, match="video_stride"):
-            tool_need(_Tool("bad", render_video_stride=bad))
+            RenderNeed(video_stride=bad)
 
 
 def test_video_stride_follows_the_tools_a_goal_enables():
     c = cfg(render_stride=4)
-    route, places = _Tool("route"), _Tool("places", render_stride=None, render_video_stride=2)
+    route, places = _Tool("route"), _Tool("places", render=RenderNeed(stride=None, video_stride=2))
 
     class _Memory:  # a memory that says which of its tools a goal switches on
         config = None

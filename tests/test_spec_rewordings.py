@@ -83,3 +83,27 @@ def test_unfilled_fields_are_reported():
     assert "watch" in specify("pick up the red one").unfilled
     assert "same" in specify("watch the video, then do the same thing again").unfilled
     assert specify("pick up the red cube and place it on the target, then press the button to stop").unfilled == ()
+
+
+@pytest.mark.parametrize("template, text", [
+    ("put two red cubes and one blue cube into the bin, then press the button to stop",
+     "put 2 red and 1 blue cube in the bin, then press the button to stop"),
+    ("watch the video carefully, then pick up the container hiding the red cube",
+     "watch the demo, then lift the container sitting on top of the red cube"),
+    ("watch the video carefully, then pick up the container hiding the red cube",
+     "watch the video. which cup is the red cube under? pick that cup up"),
+    ("watch the video carefully, then move the cube to the target in the same manner as before",
+     "watch the video and replicate how the cube was moved to get it to the target"),
+    ("press the button to stop the cube just as it reaches the target for the third time",
+     "press the button at the cube's third arrival on the target"),
+])
+def test_wordings_outside_the_data(template, text):
+    """Wordings in none of the data's pools (an elided count noun, "on top of", a question, "how
+    it was moved"): the rules are structural, not a list of the project's own phrasings."""
+    ag = agreement(specify(text), specify(template))
+    assert all(ag.values()), [k for k, ok in ag.items() if not ok]
+
+
+def test_the_kth_shown_event_in_a_video_is_a_reference():
+    spec = specify("watch the video, then put the red cube where it was placed the second time")
+    assert spec.ordinal == 2 and spec.reads == {ReadKind.DEMO_REFERENCE}

@@ -190,7 +190,7 @@ def test_swing_flash_visible_then_gone_and_slot(envs_by_task):
     decided = [(e, text, s) for e, text, s in slots if s is not None]
     # right (2nd time) and the put-down follow a left visit; nothing else depends on the past
     assert [e.option for e, _, _ in decided] == ["move_over", "put_down"]
-    for e, text, s in decided:
+    for _e, text, s in decided:
         assert strip_points(text) in [strip_points(a) for a in s.alternatives]
         assert len(s.alternatives) == 2
     assert task.truth()["visits_right"] == task.truth()["visits_left"] == 2

@@ -289,7 +289,7 @@ def test_insert_peg_pegs_look_alike_at_decision_time():
         assert np.allclose(head[:2], [pp.x + 0.025 * np.cos(pp.yaw), pp.y + 0.025 * np.sin(pp.yaw)], atol=2e-3)
     seg = t.render_front(segmentation=True)
     colours = []
-    for head, tail in t.ends:
+    for head, _tail in t.ends:
         m = seg["segmentation"] == t.seg_id(head)
         assert m.sum() > 3
         colours.append(seg["rgb"][m].mean(axis=0))

@@ -175,7 +175,7 @@ def test_video_frames_follow_the_clock_and_cost_no_budget():
     np.testing.assert_array_equal(v.front[-1], obs["front_rgb"])  # the last video frame is the current view
     np.testing.assert_allclose(v.joint_state[0], v.joint_state[-1], atol=1e-3)  # the robot held still
     _assert_view_hides_the_answer(env, obs["front_rgb"])
-    for k in range(3):
+    for _ in range(3):
         obs, _, term, trunc, info = env.step(_hold(env))
     assert trunc and info["status"] == "timeout" and info["steps"] == 3 and info["clock"] == 67
 

@@ -26,11 +26,12 @@ from memory.frames import Frame
 from memory.needs import Need, needs_of
 from memory.query import Query
 from memory.records import EntityRecord, Record
+from memory.render_need import DEFAULT_RENDER, RenderNeed
 from memory.spec import MemorySpec, ReadKind
 from memory.store import Edit, MemoryStore
 from policies.subgoal_grammar import Point
 
-__all__ = ["Tool"]
+__all__ = ["REGISTERED_TOOLS", "Tool", "register_tool"]
 
 
 class Tool(ABC):
@@ -47,6 +48,11 @@ class Tool(ABC):
             episode exactly when the specification has one of them (:meth:`enabled_by`). A tool
             never decides from the goal's wording whether it runs.
         active: whether the last ``reset`` enabled it (set from :meth:`enabled_by`).
+        render: the frames it reads (:class:`memory.render_need.RenderNeed`); the render schedule
+            renders exactly the union of what the enabled tools declare.
+        reground_priority: order in which the layer asks tools to find a recalled entity in the
+            current view, lowest first: owners of a binding (0) know their object best, generic
+            matchers (1) come after them.
     """
 
     name: ClassVar[str] = "tool"
@@ -55,6 +61,8 @@ class Tool(ABC):
     serves: ClassVar[frozenset[Need]] = frozenset()
     stride: int = 1
     active: bool = False
+    render: RenderNeed = DEFAULT_RENDER
+    reground_priority: ClassVar[int] = 0
 
     def enabled_by(self, spec: MemorySpec) -> bool:
         """Whether an episode with ``spec`` needs this tool: its declared needs meet the spec's."""
@@ -117,3 +125,26 @@ class Tool(ABC):
         if not accepted:
             return None
         return store.put(key, record, step=step, reason=reason, log_noop=log_noop)
+
+
+REGISTERED_TOOLS: list[tuple[int, type[Tool], dict]] = []
+"""``(order, class, constructor kwargs)`` of every registered tool; see :func:`register_tool`."""
+
+
+def register_tool(order: int, **kwargs) -> Callable[[type[Tool]], type[Tool]]:
+    """Class decorator: add the tool to the default set, built as ``cls(**kwargs)``.
+
+    ``order`` is the tool's place in the layer's loop (frames are fed, gates asked, in ascending
+    order); a class registered twice with different ``kwargs`` gives two tools (a live and a video
+    variant). :func:`memory.tools.registry.default_tools` builds the set.
+    """
+
+    def decorate(cls: type[Tool]) -> type[Tool]:
+        if not (isinstance(cls, type) and issubclass(cls, Tool)):
+            raise TypeError(f"register_tool decorates Tool subclasses, got {cls!r}")
+        if any(o == order for o, _, _ in REGISTERED_TOOLS):
+            raise ValueError(f"two tools registered at order {order}")
+        REGISTERED_TOOLS.append((order, cls, dict(kwargs)))
+        return cls
+
+    return decorate

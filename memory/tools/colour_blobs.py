@@ -31,7 +31,8 @@ from memory.needs import Need
 from memory.records import EntityRecord, EntityStatus, Source
 from memory.spec import MemorySpec
 from memory.store import MemoryStore
-from memory.tools.base import Tool
+from memory.render_need import RenderNeed
+from memory.tools.base import Tool, register_tool
 from memory.vocabulary import COLOUR_WORDS, canonical_role, colour_of
 from policies.subgoal_grammar import COORD_MAX, Point
 
@@ -154,6 +155,7 @@ class _Track:
     last: tuple[float, float] | None = None
 
 
+@register_tool(order=10)
 class ColourBlobTool(Tool):
     """Maintains entity records for the coloured objects the goal names.
 
@@ -357,7 +359,10 @@ class ColourBlobTool(Tool):
                 accepted=True,
             )
 
-    generic_reground = True  # any coloured entity: asked after the tools that own a binding
+    reground_priority = 1  # any coloured entity: asked after the tools that own a binding
+    # tracks coloured objects frame to frame (2 consecutive sightings verify, 24 px max jump); its
+    # video tracks serve readers whose answers hold at video stride 2
+    render = RenderNeed(stride=4, video_stride=2)
 
     def reground(self, entity: EntityRecord, frame: Frame) -> Point | None:
         """Nearest blob of the entity's colour within ``reground_radius`` of its stored position.

@@ -38,7 +38,8 @@ from memory.needs import Need
 from memory.records import EntityRecord, EntityStatus, RelationRecord, Source
 from memory.spec import MemorySpec
 from memory.store import MemoryStore
-from memory.tools.base import Tool
+from memory.render_need import RenderNeed
+from memory.tools.base import Tool, register_tool
 from memory.tools.colour_blobs import find_blobs
 from memory.vocabulary import COLOUR_WORDS, canonical_role, colour_of, cover_binding
 from policies.subgoal_grammar import COORD_MAX, Point
@@ -312,6 +313,8 @@ class _Note:
     area: int = 0
 
 
+@register_tool(order=80, source="video")
+@register_tool(order=100, source="live")
 class CoverBindingTool(Tool):
     """Notes on the watched cubes and their cover bindings, from the frames of one ``source``.
 
@@ -346,9 +349,7 @@ class CoverBindingTool(Tool):
         self.group = "live_binding" if source == "live" else "demo_binding"
         self.stride = 1
         # the notes need the cubes' few visible frames; every 4 steps is plenty (see render_schedule)
-        self.render_stride = 4
-        self.render_video = source == "video"
-        self.render_video_stride = 2  # bindings the same at video stride 2 and 4 on train 0-3 (benchmarks/video_stride_train.md); thresholds counted in frames were measured at this stride
+        self.render = RenderNeed(stride=4, video=source == "video", video_stride=2)  # bindings the same at video stride 2 and 4 on train 0-3 (benchmarks/video_stride_train.md); thresholds counted in frames were measured at this stride
         self.confirm_frames = confirm_frames
         self.note_jump = note_jump
         self.vanish_radius = vanish_radius

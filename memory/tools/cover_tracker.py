@@ -62,11 +62,13 @@ from scipy import ndimage
 
 from memory.arm_view import arm_covers, panda_tcp
 from memory.frames import Frame
+from memory.signals import gripper_closed
 from memory.needs import Need
 from memory.records import EntityRecord, EntityStatus, Source
 from memory.spec import MemorySpec
 from memory.store import MemoryStore
-from memory.tools.base import Tool
+from memory.render_need import RenderNeed
+from memory.tools.base import Tool, register_tool
 from memory.tools.colour_blobs import find_blobs
 from memory.tools.cover_binding import COVER_ROLE, ContainerAppearance, to_point
 from memory.vocabulary import colour_of, cover_binding
@@ -120,6 +122,7 @@ def lk_displacement(prev_gray: np.ndarray, cur_gray: np.ndarray, points: np.ndar
     return np.array([_weighted_median(d[:, 1], w), _weighted_median(d[:, 0], w)]), int(good.sum())
 
 
+@register_tool(order=70)
 class OpticalFlowCue(Tool):
     """The identity-continuity cue: keeps the grayscale frames and answers flow questions.
 
@@ -134,8 +137,7 @@ class OpticalFlowCue(Tool):
 
     def __init__(self, keep: int = 3) -> None:
         self.stride = 1
-        self.render_stride = None  # reads whatever frames the followers get; needs none of its own
-        self.render_video = False
+        self.render = RenderNeed(stride=None, video=False)  # reads whatever frames the followers get; needs none of its own
         self.keep = keep
         self._active = False
         self._frames: dict[int, np.ndarray] = {}
@@ -203,6 +205,8 @@ class CoverTrack:
     history: list = field(default_factory=list)
 
 
+@register_tool(order=90, source="video")
+@register_tool(order=110, source="live")
 class CoverFollowTool(Tool):
     """Keeps the position of every bound container of one ``source`` current as containers move.
 
@@ -232,9 +236,7 @@ class CoverFollowTool(Tool):
         self.name = "cover_follow_demo" if source == "video" else "cover_follow_live"
         self.group = "demo_relation_update" if source == "video" else "live_binding"
         self.stride = 1
-        self.render_stride = 4
-        self.render_video = source == "video"
-        self.render_video_stride = 2  # bindings the same at video stride 2 and 4 on train 0-3 (benchmarks/video_stride_train.md); thresholds counted in frames were measured at this stride
+        self.render = RenderNeed(stride=4, video=source == "video", video_stride=2)  # bindings the same at video stride 2 and 4 on train 0-3 (benchmarks/video_stride_train.md); thresholds counted in frames were measured at this stride
         self.ms_radius = ms_radius
         self.min_pixels = min_pixels
         self.jump_base = jump_base
@@ -359,7 +361,7 @@ class CoverFollowTool(Tool):
         self._prev_q = q
         # the hand's wider reach counts only while it carries something above the table (fingers
         # commanded closed, tool-centre point lifted): pressing a button or reaching is just the arm
-        closed = frame.action is not None and len(frame.action) >= 8 and float(frame.action[-1]) < 0
+        closed = gripper_closed(frame) is True
         self._carrying = bool(moving and closed and float(panda_tcp(q)[2]) > self.carry_z)
         self._counts["frames"] += 1
         flow = flow_cue_for(store)

@@ -43,11 +43,13 @@ import numpy as np
 
 from memory.arm_view import panda_tcp, to_pixel
 from memory.frames import Frame
+from memory.signals import gripper_closed
 from memory.needs import Need
 from memory.records import EntityRecord, EntityStatus, ProgressRecord, Source
 from memory.spec import MemorySpec, ReadKind
 from memory.store import MemoryStore
-from memory.tools.base import Tool
+from memory.render_need import RenderNeed
+from memory.tools.base import Tool, register_tool
 from memory.tools.colour_blobs import Blob, bare_table, colour_mask, find_blobs
 from memory.tools.cover_binding import local_centre
 from memory.tools.scene_layout import layout_points
@@ -72,6 +74,7 @@ class _Slot:
     ms: tuple[float, float] | None = None
 
 
+@register_tool(order=140)
 class DemoHandledTool(Tool):
     """The cube the video picked up, followed through the swaps; live pick count and stop gate."""
 
@@ -79,9 +82,7 @@ class DemoHandledTool(Tool):
     group = "demonstration"
     gate_kind = ReadKind.DEMO_REFERENCE
     serves = frozenset({Need.DEMO_HANDLED})
-    render_stride = 4
-    render_video = True
-    render_video_stride = 2  # handled cubes the same at video stride 2 and 4 on train 0-3 (benchmarks/video_stride_train.md); thresholds counted in frames were measured at this stride
+    render = RenderNeed(stride=4, video=True, video_stride=2)  # handled cubes the same at video stride 2 and 4 on train 0-3 (benchmarks/video_stride_train.md); thresholds counted in frames were measured at this stride
 
     def __init__(self, *, confirm_frames: int = 3, present_px: float = 4.0, rest_frames: int = 8, follow_px: float = 8.0,
                  window_px: float = 5.0, settle_px: float = 12.0, whole_share: float = 0.75, rise_px: float = 6.0,
@@ -319,8 +320,9 @@ class DemoHandledTool(Tool):
         if self.pos is None:
             return
         was_closed = self._closed
-        if frame.action is not None and len(frame.action) >= 8:
-            self._closed = bool(frame.action[-1] < 0)
+        command = gripper_closed(frame)
+        if command is not None:
+            self._closed = command
         if was_closed and not self._closed:
             if self._lifted:
                 self.count += 1

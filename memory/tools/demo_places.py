@@ -50,17 +50,19 @@ import numpy as np
 
 from memory.arm_view import panda_tcp, to_pixel
 from memory.frames import Frame
+from memory.signals import gripper_width
 from memory.needs import Need
 from memory.records import EntityRecord, EntityStatus, ProgressRecord, Source
 from memory.spec import MemorySpec
 from memory.store import MemoryStore
-from memory.tools.base import Tool
+from memory.render_need import RenderNeed
+from memory.tools.base import Tool, register_tool
 from memory.tools.colour_blobs import bare_table, find_blobs, hsv
 from memory.tools.scene_layout import disc_pieces, gray_blobs, is_purple, purple_mask
 from memory.vocabulary import colour_of, reference_binding
 from policies.subgoal_grammar import COORD_MAX, Point
 
-__all__ = ["DemoPlacesTool", "gripper_width", "target_blobs"]
+__all__ = ["DemoPlacesTool", "target_blobs"]
 
 KEY = "demo/reference target"
 
@@ -84,14 +86,6 @@ def target_blobs(rgb: np.ndarray, min_area: int = 40) -> list[_Disc]:
     return [_Disc(y, x, a) for y, x, a in disc_pieces(purple_mask(rgb), min_area)]
 
 
-def gripper_width(frame: Frame) -> float | None:
-    """Finger opening (m) from the joint readings (7 arm joints, then the fingers), if given."""
-    q = frame.joint_state
-    if q is None or len(q) < 8:
-        return None
-    return float(np.sum(np.abs(np.asarray(q[7:], dtype=float))))
-
-
 def _point(yx) -> Point:
     return Point(int(np.clip(round(yx[0]), 0, COORD_MAX)), int(np.clip(round(yx[1]), 0, COORD_MAX)))
 
@@ -111,15 +105,15 @@ class Place:
     target: int | None  # index of the target under it, None on bare table
 
 
+@register_tool(order=150)
 class DemoPlacesTool(Tool):
     """Ordered places and the press from the video; answers "the correct target"."""
 
     name = "demo_places"
     serves = frozenset({Need.DEMO_PLACES})
     group = "demonstration"
-    render_stride = None  # reads the video; live, only the query views (re-grounding)
-    render_video = True
-    render_video_stride = 2  # places and the press the same at video stride 2 on train 0-3, the place/target answers lost at 4 (benchmarks/video_stride_train.md); thresholds counted in frames were measured at this stride
+    # reads the video; live, only the query views (re-grounding)
+    render = RenderNeed(stride=None, video=True, video_stride=2)  # places and the press the same at video stride 2 on train 0-3, the place/target answers lost at 4 (benchmarks/video_stride_train.md); thresholds counted in frames were measured at this stride
 
     def __init__(self, *, max_jump: float = 30.0, dwell_px: float = 3.0, dwell_frames: int = 10, moved_px: float = 10.0,
                  centre_px: float = 12.0, on_target_px: float = 20.0, min_sides: int = 3, target_jump: float = 8.0,

@@ -42,11 +42,13 @@ import numpy as np
 from scipy import ndimage
 
 from memory.frames import Frame
+from memory.signals import gripper_closed
 from memory.needs import Need
 from memory.records import LayoutRecord, ProgressRecord
 from memory.spec import MemorySpec, ReadKind
 from memory.store import MemoryStore
-from memory.tools.base import Tool
+from memory.render_need import RenderNeed
+from memory.tools.base import Tool, register_tool
 from memory.tools.colour_blobs import Blob, find_blobs
 from memory.tools.scene_layout import layout_points
 from memory.vocabulary import COLOUR_WORDS, colour_of
@@ -84,14 +86,13 @@ class _Release:
     before: list[Blob]  # every blob of the last frames before the release
 
 
+@register_tool(order=50)
 class DepositCounter(Tool):
     name = "deposit_counter"
     serves = frozenset({Need.PER_KIND_COUNT})
     group = "progress"
     gate_kind = ReadKind.COUNT_GATE
-    render_stride = 4
-    render_until = None
-    render_video = False
+    render = RenderNeed(stride=4, video=False)
 
     def __init__(self, near_px: float = 30.0, gone_px: float = 8.0, verify_within: int = 6, rest_frames: int = 6,
                  still_px: float = 5.0, min_area: int = 10, layout_frames: int = 3, lookback: int = 6,
@@ -156,8 +157,8 @@ class DepositCounter(Tool):
     def observe(self, frame: Frame, store: MemoryStore) -> None:
         if not self.active or frame.source != "live":
             return
-        if frame.action is not None and len(frame.action) >= 8:
-            closed = float(frame.action[7]) < 0
+        closed = gripper_closed(frame)
+        if closed is not None:
             if self._closed and not closed:
                 self._on_release(frame.step)
             self._closed = closed

@@ -51,7 +51,8 @@ from memory.needs import Need
 from memory.records import LayoutRecord, ProgressRecord
 from memory.spec import MemorySpec, ReadKind
 from memory.store import MemoryStore
-from memory.tools.base import Tool
+from memory.render_need import RenderNeed
+from memory.tools.base import Tool, register_tool
 from memory.tools.colour_blobs import hsv
 from policies.subgoal_grammar import ordinal_word, try_parse
 
@@ -140,14 +141,13 @@ class _Site:
         return int(round(self.y)), int(round(self.x))
 
 
+@register_tool(order=40)
 class FlashCounter(Tool):
     name = "flash_counter"
     serves = frozenset({Need.ROUND_TRIP_COUNT})
     group = "progress"
     gate_kind = ReadKind.COUNT_GATE
-    render_stride = 4
-    render_until = None
-    render_video = False
+    render = RenderNeed(stride=4, video=False)
 
     def __init__(self, still_px: float = 6.0, site_px: float = 10.0, relight_gap: int = 24,
                  frame_gap: int = 8, image_width: int = 256):

@@ -37,11 +37,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from memory.frames import Frame
+from memory.signals import gripper_closed
 from memory.needs import Need
 from memory.records import EntityRecord, EntityStatus, ProgressRecord, RelationRecord, Source
 from memory.spec import MemorySpec
 from memory.store import MemoryStore
-from memory.tools.base import Tool
+from memory.render_need import RenderNeed
+from memory.tools.base import Tool, register_tool
 from memory.tools.colour_blobs import Blob, find_blobs
 from memory.vocabulary import COLOUR_WORDS, canonical_role, colour_of, highlight_binding
 from policies.subgoal_grammar import Point, try_parse
@@ -89,14 +91,14 @@ class _Mark:
     away: int = 0  # rendered frames of the current closed grip on which the cube was not seen whole on its spot
 
 
+@register_tool(order=130)
 class HighlightMarkTool(Tool):
     """Marks seen live under cubes, kept as verified relations, with picked-off bookkeeping."""
 
     name = "highlight_marks"
     serves = frozenset({Need.HIGHLIGHT_MARKS})
     group = "mark"
-    render_stride = 4
-    render_video = False
+    render = RenderNeed(stride=4, video=False)
 
     def __init__(self, *, ring: tuple[float, float] = (5.0, 16.0), min_white: int = 40, min_sides: int = 3,
                  confirm_frames: int = 2, match_px: float = 5.0, close_frames: int = 3, still_px: float = 2.5,
@@ -149,8 +151,9 @@ class HighlightMarkTool(Tool):
         if not self.active or frame.source != "live":
             return
         closed_before = self._closed
-        if frame.action is not None and len(frame.action) >= 8:
-            self._closed = bool(frame.action[-1] < 0)
+        command = gripper_closed(frame)
+        if command is not None:
+            self._closed = command
         if not closed_before and self._closed:
             self._armed = self._last_read is not None
             for m in self._marks:

@@ -46,7 +46,8 @@ from memory.needs import Need
 from memory.records import Source, TrajectoryRecord
 from memory.spec import MemorySpec, ReadKind
 from memory.store import MemoryStore
-from memory.tools.base import Tool
+from memory.render_need import RenderNeed
+from memory.tools.base import Tool, register_tool
 from memory.tools.colour_blobs import find_blobs, hsv
 
 __all__ = [
@@ -147,11 +148,12 @@ def proposal_manner(text: str) -> tuple[str, bool] | None:
     return None
 
 
+@register_tool(order=160)
 class MannerReader(Tool):
     """Demonstrated manner of moving an object (tool push / finger push / grasp and place)."""
 
     name = "manner_reader"
-    render_video_stride = 2  # the manner read the same (once better) at video stride 2 and 4 on train 0-3 (benchmarks/video_stride_train.md); thresholds counted in frames were measured at this stride
+    render = RenderNeed(stride=4, video=True, video_stride=2)  # the manner read the same (once better) at video stride 2 and 4 on train 0-3 (benchmarks/video_stride_train.md); thresholds counted in frames were measured at this stride
     serves = frozenset({Need.DEMO_MANNER})
     group = "manner"
     gate_kind = ReadKind.PROCEDURE_REFERENCE

@@ -49,7 +49,8 @@ from memory.needs import Need
 from memory.records import ProgressRecord
 from memory.spec import MemorySpec, ReadKind
 from memory.store import MemoryStore
-from memory.tools.base import Tool
+from memory.render_need import RenderNeed
+from memory.tools.base import Tool, register_tool
 from memory.tools.scene_layout import layout_points, purple_blobs
 from policies.subgoal_grammar import try_parse
 
@@ -58,14 +59,13 @@ WAIT = "remain static"
 _EIGHT = np.ones((3, 3), dtype=bool)
 
 
+@register_tool(order=60)
 class PassTimer(Tool):
     name = "pass_timer"
     serves = frozenset({Need.EVENT_ORDINAL})
     group = "timed_progress"
     gate_kind = ReadKind.EVENT_ORDINAL
-    render_stride = 4
-    render_until = None
-    render_video = False
+    render = RenderNeed(stride=4, video=False)
 
     def __init__(self, press_latency: int = 10, release_within: int = 40, still_threshold: int = 12,
                  diff_threshold: int = 30, min_area: int = 30, max_area: int = 900, max_jump: float = 40.0,

@@ -43,7 +43,8 @@ from memory.needs import Need
 from memory.records import EntityRecord, EntityStatus, Source, TrajectoryRecord
 from memory.spec import MemorySpec, ReadKind
 from memory.store import MemoryStore
-from memory.tools.base import Tool
+from memory.render_need import RenderNeed
+from memory.tools.base import Tool, register_tool
 from memory.tools.colour_blobs import find_blobs
 from memory.arm_view import FRONT_CAMERA, panda_tcp, to_pixel  # noqa: F401 (re-exported)
 
@@ -70,11 +71,12 @@ def _halves(region: np.ndarray) -> dict[str, np.ndarray]:
     return {"near": a, "far": b} if a[0] <= b[0] else {"near": b, "far": a}
 
 
+@register_tool(order=170)
 class PegReader(Tool):
     """The demonstrated bar, its grasped end and the insertion side; gates pick and side."""
 
     name = "peg_reader"
-    render_video_stride = 2  # the grasped end and side the same at video stride 2 on train 0-3, lost at 4 (benchmarks/video_stride_train.md); thresholds counted in frames were measured at this stride
+    render = RenderNeed(stride=4, video=True, video_stride=2)  # the grasped end and side the same at video stride 2 on train 0-3, lost at 4 (benchmarks/video_stride_train.md); thresholds counted in frames were measured at this stride
     serves = frozenset({Need.DEMO_GRASP})
     group = "peg_end_side"
     gate_kind = ReadKind.DEMO_REFERENCE

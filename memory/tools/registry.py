@@ -1,145 +1,46 @@
-"""The default tool set of the memory layer, one constructor per tool.
+"""The default tool set of the memory layer: every tool registered with ``@register_tool``.
 
-Tools that other suites add register here; the experiment harness removes groups or read kinds
-per ablation (``experiments/memory_factory.py``). Every tool only sees frames, actions, the goal
-and the proposed subgoal.
+A tool registers itself where it is defined (:func:`memory.tools.base.register_tool`, with its
+place in the layer's loop); this module only imports the tool modules and builds one fresh
+instance of each. The experiment harness removes groups or read kinds per ablation
+(``experiments/memory_factory.py``). Every tool only sees frames, actions, the goal and the
+proposed subgoal.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import importlib
+import pkgutil
 
-from memory.tools.base import Tool
+import memory.tools as _package
+from memory.tools.base import REGISTERED_TOOLS, Tool
 
+__all__ = ["default_tools", "make_tool", "registered_tools"]
 
-def _colour_blobs() -> Tool:
-    from memory.tools.colour_blobs import ColourBlobTool
-
-    return ColourBlobTool()
-
-
-def _scene_layout() -> Tool:
-    from memory.tools.scene_layout import SceneLayoutTool
-
-    return SceneLayoutTool()
+_NOT_TOOLS = {"base", "registry"}
 
 
-def _repetition_counter() -> Tool:
-    from memory.tools.repetition_counter import RepetitionCounter
-
-    return RepetitionCounter()
-
-
-def _flash_counter() -> Tool:
-    from memory.tools.flash_counter import FlashCounter
-
-    return FlashCounter()
-
-
-def _deposit_counter() -> Tool:
-    from memory.tools.deposit_counter import DepositCounter
-
-    return DepositCounter()
-
-
-def _pass_timer() -> Tool:
-    from memory.tools.pass_timer import PassTimer
-
-    return PassTimer()
-
-
-def _cover_flow() -> Tool:
-    from memory.tools.cover_tracker import OpticalFlowCue
-
-    return OpticalFlowCue()
-
-
-def _cover_binding_demo() -> Tool:
-    from memory.tools.cover_binding import CoverBindingTool
-
-    return CoverBindingTool("video")
-
-
-def _cover_follow_demo() -> Tool:
-    from memory.tools.cover_tracker import CoverFollowTool
-
-    return CoverFollowTool("video")
-
-
-def _cover_binding_live() -> Tool:
-    from memory.tools.cover_binding import CoverBindingTool
-
-    return CoverBindingTool("live")
-
-
-def _cover_follow_live() -> Tool:
-    from memory.tools.cover_tracker import CoverFollowTool
-
-    return CoverFollowTool("live")
-
-
-def _highlight_marks() -> Tool:
-    from memory.tools.highlight_marks import HighlightMarkTool
-
-    return HighlightMarkTool()
-
-
-def _route_reader() -> Tool:
-    from memory.tools.route_reader import RouteReader
-
-    return RouteReader()
-
-
-def _demo_handled() -> Tool:
-    from memory.tools.demo_handled import DemoHandledTool
-
-    return DemoHandledTool()
-
-
-def _demo_places() -> Tool:
-    from memory.tools.demo_places import DemoPlacesTool
-
-    return DemoPlacesTool()
-
-
-def _manner_reader() -> Tool:
-    from memory.tools.manner_reader import MannerReader
-
-    return MannerReader()
-
-
-def _peg_reader() -> Tool:
-    from memory.tools.peg_reader import PegReader
-
-    return PegReader()
-
-
-TOOL_FACTORIES: dict[str, Callable[[], Tool]] = {
-    "colour_blobs": _colour_blobs,
-    "scene_layout": _scene_layout,
-    "repetition_counter": _repetition_counter,
-    "flash_counter": _flash_counter,
-    "deposit_counter": _deposit_counter,
-    "pass_timer": _pass_timer,
-    "cover_flow": _cover_flow,
-    "cover_binding_demo": _cover_binding_demo,
-    "cover_follow_demo": _cover_follow_demo,
-    "cover_binding_live": _cover_binding_live,
-    "cover_follow_live": _cover_follow_live,
-    "route_reader": _route_reader,
-    "highlight_marks": _highlight_marks,
-    "demo_handled": _demo_handled,
-    "demo_places": _demo_places,
-    "manner_reader": _manner_reader,
-    "peg_reader": _peg_reader,
-}
+def registered_tools() -> list[tuple[int, type[Tool], dict]]:
+    """``(order, class, kwargs)`` of every registered tool, in loop order (imports every tool module once)."""
+    for module in pkgutil.iter_modules(_package.__path__):
+        if module.name not in _NOT_TOOLS:
+            importlib.import_module(f"{_package.__name__}.{module.name}")
+    return sorted(REGISTERED_TOOLS, key=lambda entry: entry[0])
 
 
 def default_tools(exclude: frozenset[str] = frozenset(), perception=None) -> list[Tool]:
-    """A fresh instance of every registered tool (tools keep per-episode state), each handed
-    ``perception`` (:class:`memory.perception.Perception`; ``None``: the colour default)."""
-    tools = [make() for name, make in TOOL_FACTORIES.items() if name not in exclude]
+    """A fresh instance of every registered tool (tools keep per-episode state) whose name is not in
+    ``exclude``, each handed ``perception`` (:class:`memory.perception.Perception`; ``None``: the colour default)."""
+    tools = [t for t in (cls(**kwargs) for _, cls, kwargs in registered_tools()) if t.name not in exclude]
     if perception is not None:
         for tool in tools:
             tool.use_perception(perception)
     return tools
+
+
+def make_tool(name: str, perception=None) -> Tool:
+    """A fresh instance of the registered tool called ``name``; ``KeyError`` lists the names."""
+    tools = {t.name: t for t in default_tools(perception=perception)}
+    if name not in tools:
+        raise KeyError(f"no registered tool is called {name!r} (registered: {', '.join(tools)})")
+    return tools[name]

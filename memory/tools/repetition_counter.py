@@ -19,14 +19,15 @@ its point) does not flicker from one query to the next.
 
 from __future__ import annotations
 
-import numpy as np
 
 from memory.frames import Frame
+from memory.signals import gripper_closed
 from memory.needs import Need
 from memory.records import ProgressRecord
 from memory.spec import MemorySpec, ReadKind
 from memory.store import MemoryStore
-from memory.tools.base import Tool
+from memory.render_need import RenderNeed
+from memory.tools.base import Tool, register_tool
 from memory.tools.colour_blobs import find_blobs
 from memory.tools.scene_layout import layout_points
 from memory.vocabulary import colour_of
@@ -35,8 +36,11 @@ from policies.subgoal_grammar import ordinal_word, try_parse
 KEY = "progress/repetitions"
 
 
+@register_tool(order=30)
 class RepetitionCounter(Tool):
     name = "repetition_counter"
+    # a release is verified by the object resting on a target within the next rendered frames
+    render = RenderNeed(stride=4, video=False)
     serves = frozenset({Need.REPETITION_COUNT})
     group = "progress"
     gate_kind = ReadKind.COUNT_GATE
@@ -79,8 +83,8 @@ class RepetitionCounter(Tool):
             return
         if frame.rgb is not None:
             self._last_rgb = frame.rgb
-        if frame.action is not None and len(frame.action) == 8:
-            closed = frame.action[7] < 0
+        closed = gripper_closed(frame)
+        if closed is not None:
             if self._closed and not closed:
                 self._pending = self.verify_within
             self._closed = closed

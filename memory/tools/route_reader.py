@@ -54,7 +54,8 @@ from memory.needs import Need
 from memory.records import Source, TrajectoryRecord
 from memory.spec import MemorySpec, ReadKind
 from memory.store import MemoryStore
-from memory.tools.base import Tool
+from memory.render_need import RenderNeed
+from memory.tools.base import Tool, register_tool
 from memory.tools.colour_blobs import hsv
 from memory.vocabulary import DIRECTION_WORDS
 
@@ -183,10 +184,12 @@ def _pauses(motion: list[float], level: float, half_window: int = 4, margin: int
 # ----------------------------------------------------------------------------- the tool
 
 
+@register_tool(order=120)
 class RouteReader(Tool):
     """Parses the demonstrated route, tracks progress along it live, and fills the route slot of proposals."""
 
     name = "route_reader"
+    render = RenderNeed(stride=4, video=True, video_stride=1)  # every video frame: at stride 2 a short move is missed (benchmarks/video_stride.md)
     serves = frozenset({Need.DEMO_ROUTE})
     group = "route"
     gate_kind = ReadKind.ROUTE_FILL
@@ -279,7 +282,7 @@ class RouteReader(Tool):
         if self._first_red is None:
             self._first_red = cues  # red already present before anything was touched: scenery, not cues
         else:
-            for r, c, area in cues:
+            for r, c, _area in cues:
                 fresh = not _near((r, c), self._prev_cues, self.node_px)
                 scenery = _near((r, c), self._first_red, self.node_px)
                 known = _near((r, c), [(e[1], e[2]) for e in self._cue_events], self.node_px)

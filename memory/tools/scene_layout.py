@@ -20,7 +20,8 @@ from memory.needs import Need
 from memory.records import LayoutRecord
 from memory.spec import MemorySpec
 from memory.store import MemoryStore
-from memory.tools.base import Tool
+from memory.render_need import RenderNeed
+from memory.tools.base import Tool, register_tool
 from memory.tools.colour_blobs import hsv
 
 _EIGHT = np.ones((3, 3), dtype=bool)
@@ -109,8 +110,11 @@ def _pieces(comp: np.ndarray, min_area: int, solid_px: float, reach: float, min_
     return out
 
 
+@register_tool(order=20)
 class SceneLayoutTool(Tool):
     name = "scene_layout"
+    # buttons and targets from the first live frames, while the arm rests above the table
+    render = RenderNeed(stride=4, until=8, video=False)
     serves = frozenset({Need.SCENE})
     group = "layout"
 
