@@ -66,6 +66,9 @@ class ExperimentConfig:
     """Condition names: oracle, no-memory, memory, recent<N>, memory-<ablation> (see experiments.conditions)."""
 
     # --- what runs inside an episode ------------------------------------------------------------
+    backend: Literal["robomem", "robomme"] = "robomem"
+    """Envs: robomem (this project's re-implementation, the default) or robomme (the benchmark's own
+    envs, when the `robomme` package is importable; its multi_choice planner executes the subgoals)."""
     composer: Literal["oracle", "history-blind", "vlm"] = "history-blind"
     """Subgoal composer of every condition except `oracle` (which always uses the env's ground truth)."""
     history_blind_p: float = 1.0
@@ -186,6 +189,8 @@ class ExperimentConfig:
             why = specifier_refusal(condition_from_name(name), self.specifier, self.specifier_endpoint)
             if why:
                 raise ConfigError(why)
+        if self.backend == "robomme":
+            _check_official(self)
         _check_range("history-blind-p", self.history_blind_p, 0.0, 1.0)
         for name in ("horizon", "max_steps", "render_stride", "workers"):
             if getattr(self, name) < 1:
@@ -250,6 +255,7 @@ class ExperimentConfig:
 
 
 OUTCOME_FIELDS: tuple[str, ...] = (
+    "backend",
     "composer",
     "history_blind_p",
     "vlm_endpoint",
@@ -270,6 +276,25 @@ OUTCOME_FIELDS: tuple[str, ...] = (
     "goal_style",
 )
 """Fields that must match when a run directory is resumed (the rest only select which units run)."""
+
+
+def _check_official(cfg: "ExperimentConfig") -> None:
+    """What ``--backend robomme`` cannot run (yet), and the package it needs, as a ConfigError."""
+    if cfg.policy != "scripted":
+        raise ConfigError(f"--backend robomme runs the benchmark's own multi_choice planner; --policy {cfg.policy} "
+                          "is not wired to the official envs yet (use --policy scripted)")
+    if cfg.video:
+        raise ConfigError("--video is not supported with --backend robomme yet")
+    if cfg.goal_style != "template":
+        raise ConfigError(f"--goal-style {cfg.goal_style} rewords our envs' goals; --backend robomme uses the "
+                          "benchmark's own goal texts (use --goal-style template)")
+    if cfg.split not in ("train", "val", "test"):
+        raise ConfigError(f"the official benchmark has no split {cfg.split!r} (known: train, val, test)")
+    from envs.official.install import INSTALL_HINT, robomme_available
+
+    ok, why = robomme_available()
+    if not ok:
+        raise ConfigError(f"--backend robomme: {INSTALL_HINT}\n(import failed: {why})")
 
 
 # --- presets -----------------------------------------------------------------------------------

@@ -110,6 +110,10 @@ def build_parts(unit: WorkUnit, cfg, video_path=None) -> EpisodeParts:
 def run_unit(unit: WorkUnit, cfg) -> EpisodeResult:
     """Play one unit. With ``cfg.video``, the first ``cfg.max_videos`` episodes of every
     (task, condition, seed) are recorded to ``<out>/videos/<condition>/s<seed>/<task>_ep<i>_<outcome>.mp4``."""
+    if getattr(cfg, "backend", "robomem") == "robomme":
+        from experiments.official_backend import build_official_parts, official_spec
+
+        return run_episode(official_spec(unit), build_official_parts(unit, cfg))
     spec = episode_spec(unit.task, unit.episode, unit.split)
     record = bool(getattr(cfg, "video", False)) and unit.episode < cfg.max_videos
     tmp = Path(cfg.out) / "videos" / f".{unit.task}_{unit.episode}_{unit.condition}_{unit.seed}.mp4" if record else None

@@ -1,0 +1,1 @@
+"""The official RoboMME envs as a second backend (see envs/official/env.py)."""

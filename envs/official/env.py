@@ -1,0 +1,345 @@
+"""The official RoboMME envs behind this project's subgoal-level interface (``--backend robomme``).
+
+:class:`OfficialSubgoalEnv` builds the benchmark's own env for an episode (``BenchmarkEnvBuilder``
+with the ``multi_choice`` action space: the benchmark's planner executes each subgoal) and gives
+the harness what our ``SubgoalExecution(RoboMMEEnv)`` stack gives it:
+
+* ``reset(options={"episode": spec})``: obs ``front_rgb`` / ``joint_state`` / ``clock``, info
+  ``goal`` / ``task_goal`` / ``subgoal`` / ``status`` / ``steps`` and the conditioning video
+  (:class:`envs.robomme_env.DemoVideo`) that the official ``reset()`` played;
+* ``step(subgoal_text)``: the text becomes a multi_choice command (option label + ``<y, x>``
+  point), the planner runs it, and every env step it took comes back in ``info["frames"]`` as a
+  :class:`wrappers.subgoal_execution.LowLevelFrame` (front RGB at the render schedule's strides,
+  joint state, the 8-D joint action the planner sent, captured at the env step);
+* ``oracle_subgoal()``: the benchmark's ``grounded_subgoal_online``;
+* ``unwrapped.history_slot()`` (see ``envs/official/slots.py``) and ``resolve()`` for the audit;
+* ``timings`` as ``SubgoalExecution`` reports them (the official wrappers render every camera at
+  every step, inside ``env_s``).
+
+The simulator stays on this side: the memory above sees only frames and text (memory/boundary.py).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+
+import gymnasium as gym
+import numpy as np
+
+from envs.episodes import EpisodeSpec
+from envs.official import mapping as M
+from envs.official.slots import history_slot, nearest, slot_name
+from envs.robomme_env import DemoVideo
+from wrappers.subgoal_execution import LowLevelFrame
+
+_TIMING_KEYS = ("policy_s", "env_s", "render_s", "reset_s", "renders")
+
+
+class _ActionTap(gym.Wrapper):
+    """Sits under the benchmark's ``DemonstrationWrapper`` and records every action the planner sends."""
+
+    def __init__(self, env, sink: list):
+        super().__init__(env)
+        self.sink = sink
+
+    def step(self, action):
+        self.sink.append(np.asarray(action.cpu() if hasattr(action, "cpu") else action, dtype=np.float32).reshape(-1).copy())
+        return self.env.step(action)
+
+
+class OfficialSubgoalEnv(gym.Env):
+    """One official task; every reset builds the benchmark's env for that episode (as its eval does)."""
+
+    metadata = {"render_modes": []}
+
+    def __init__(self, task: str, split: str = "test", max_steps: int = 1300, frame_stride: int = 0,
+                 video_stride: "int | Callable[[str], int]" = 1, noop_steps: int = 16, render_lod: str = "full",
+                 timers: Mapping[str, Callable[[], float]] | None = None):
+        from envs.official.bridges import apply_bridges
+        from envs.official.install import require_robomme
+
+        require_robomme()
+        self.bridges = apply_bridges()
+        from envs.official.lod import apply_render_lod
+
+        self.render_lod = render_lod
+        self.robot_urdfs = apply_render_lod(render_lod)
+        from robomme.env_record_wrapper import BenchmarkEnvBuilder
+
+        if max_steps <= 0:
+            raise ValueError(f"max_steps must be positive, got {max_steps!r}")
+        self.task_name = task
+        self.max_steps = max_steps
+        self.frame_stride = int(frame_stride)
+        self.video_stride = video_stride
+        """Keep every k-th clock tick of the conditioning video (``RoboMMEEnv.video_stride``: an int, or
+        a function of the goal text, the render schedule's answer once the goal is known)."""
+        self.noop_steps = noop_steps
+        self.timers = dict(timers or {})
+        self.builder = BenchmarkEnvBuilder(env_id=task, dataset=split, action_space="multi_choice", max_steps=max_steps)
+        self.env = None
+        self._actions: list[np.ndarray] = []
+        self._info: dict = {}
+        self._t: dict[str, float] = dict.fromkeys(_TIMING_KEYS, 0.0)
+        self._timer0: dict[str, float] = {}
+        self.status, self.error, self.clock, self.steps = "ongoing", None, 0, 0
+        self._clock0 = 0
+        self._noop = 0
+        self._last_obs: dict = {"front_rgb": None, "wrist_rgb": None, "joint_state": np.zeros(7, np.float32),
+                                "step": 0, "clock": 0}
+        self.raw_log: list[dict] | None = None
+        self._decision: dict | None = None
+        """Set to a list to keep every raw official (obs, info) this env returns (the fixture recorder)."""
+
+    # ------------------------------------------------------------------ the interface run_episode reads
+    @property
+    def low(self):
+        return self
+
+    @property
+    def timings(self) -> dict[str, float]:
+        out = dict(self._t)
+        for name, clock in self.timers.items():
+            out[name] = float(clock()) - self._timer0.get(name, 0.0)
+        return out
+
+    @property
+    def official(self):
+        """The benchmark's env of this episode (outermost wrapper), for the oracle and the audit only."""
+        if self.env is None:
+            raise RuntimeError("the official env is built by reset(); call reset() first")
+        return self.env
+
+    def _oracle_wrapper(self):
+        e = self.official
+        while e is not None and type(e).__name__ != "OraclePlannerDemonstrationWrapper":
+            e = e.__dict__.get("env")
+        if e is None:
+            raise RuntimeError("no OraclePlannerDemonstrationWrapper in the official env stack")
+        return e
+
+    def options(self) -> list[dict]:
+        """The multi_choice options of the current decision (label, action text, the candidates)."""
+        from robomme.robomme_env.utils.vqa_options import get_vqa_options
+
+        dummy = {"obj": None, "name": None, "seg_id": None}
+        return get_vqa_options(self._oracle_wrapper().env, None, dummy, self.task_name)
+
+    def candidate_points(self, option: Mapping) -> list[tuple[int, int] | None]:
+        """``(y, x)`` of each candidate object of ``option`` in the front image, projected with the
+        official env's own camera (None where it is out of view)."""
+        from robomme.robomme_env.utils.choice_action_mapping import (
+            _unique_candidates, extract_actor_position_xyz, project_world_to_pixel)
+
+        w = self._oracle_wrapper()
+        out = []
+        for actor in _unique_candidates(option.get("available")):
+            pos = extract_actor_position_xyz(actor)
+            xy = None if pos is None else project_world_to_pixel(pos, w._front_camera_intrinsic_cv,
+                                                                 w._front_camera_extrinsic_cv, w._front_rgb_shape)
+            out.append(None if xy is None else (int(xy[1]), int(xy[0])))
+        return out
+
+    def _candidates(self, option: Mapping) -> list:
+        from robomme.robomme_env.utils.choice_action_mapping import _unique_candidates
+
+        return _unique_candidates(option.get("available"))
+
+    def oracle_action(self) -> str:
+        """The official oracle's option action text for the current subgoal (``current_choice_label``)."""
+        return str(getattr(self.official.unwrapped, "current_choice_label", "") or "")
+
+    def _option_by_action(self, action: str) -> dict | None:
+        return next((o for o in self.options() if o.get("action") == action), None)
+
+    def oracle_subgoal(self) -> str:
+        """The benchmark's grounded subgoal (``grounded_subgoal_online``). When the benchmark could not
+        fill its point this frame but the option needs one, the point of the oracle's own target
+        (``current_segment``) is filled in, projected with the official camera."""
+        text = str(self._info.get("grounded_subgoal_online") or self._info.get("simple_subgoal_online") or "")
+        opt = self._option_by_action(self.oracle_action())
+        if opt is not None and "available" in opt and M.subgoal_point(text) is None:
+            yx = self._segment_point()
+            template = str(getattr(self.official.unwrapped, "current_subgoal_segment", "") or "")
+            if yx is not None and "<>" in template:
+                text = template.replace("<>", f"<{yx[0]}, {yx[1]}>", 1)
+        return text
+
+    def _segment_point(self) -> tuple[int, int] | None:
+        from robomme.robomme_env.utils.choice_action_mapping import extract_actor_position_xyz, project_world_to_pixel
+
+        seg = getattr(self.official.unwrapped, "current_segment", None)
+        segs = seg if isinstance(seg, (list, tuple)) else [seg]
+        w = self._oracle_wrapper()
+        for s in segs:
+            pos = extract_actor_position_xyz(s) if s is not None else None
+            xy = None if pos is None else project_world_to_pixel(pos, w._front_camera_intrinsic_cv,
+                                                                 w._front_camera_extrinsic_cv, w._front_rgb_shape)
+            if xy is not None:
+                return int(xy[1]), int(xy[0])
+        return None
+
+    # the composers and the audit call env.unwrapped.history_slot(); gym.Env.unwrapped is self
+    def history_slot(self):
+        action = self.oracle_action()
+        if slot_name(self.task_name, action) is None:
+            return None
+        opt = self._option_by_action(action)
+        return None if opt is None else history_slot(self.task_name, action, self.oracle_subgoal(), self.candidate_points(opt))
+
+    def command(self, text: str) -> M.Command | None:
+        return M.command_for(text, self.options(), self.oracle_subgoal(), self._oracle_label())
+
+    def _oracle_label(self) -> str | None:
+        opt = self._option_by_action(self.oracle_action())
+        return None if opt is None else opt.get("label")
+
+    def _snapshot(self) -> dict:
+        """The scene as the current decision sees it: options, oracle, candidates and their points."""
+        opts = self.options()
+        cands = {o.get("label"): (self._candidates(o), self.candidate_points(o)) for o in opts if "available" in o}
+        return {"options": [{"label": o.get("label"), "action": o.get("action"), "available": "available" in o}
+                            for o in opts],
+                "oracle": self.oracle_subgoal(), "oracle_label": self._oracle_label(), "candidates": cands}
+
+    def resolve(self, text: str):
+        """Subgoal text -> (option label, the candidate object it would act on), as the benchmark's
+        executor picks it (nearest projected candidate); for the audit (run_episode), never for the
+        memory. One official step runs a whole option (a lifted container has moved away by the
+        time the audit asks), so after a step the texts are resolved in the scene as it was when
+        that decision was taken, the equivalent of our backend's resolution after a 16-step chunk."""
+        snap = self._decision if self._decision is not None else self._snapshot()
+        cmd = M.command_for(text, snap["options"], snap["oracle"], snap["oracle_label"]) if text else None
+        if cmd is None:
+            return None
+        if cmd.choice not in snap["candidates"] or cmd.point is None:
+            return cmd.choice, None
+        objs, pts = snap["candidates"][cmd.choice]
+        i = nearest(cmd.point, pts)
+        return cmd.choice, (None if i is None else objs[i])
+
+    # ------------------------------------------------------------------ episode
+    def reset(self, *, seed=None, options=None):
+        spec = (options or {}).get("episode")
+        if not isinstance(spec, EpisodeSpec):
+            raise TypeError(f"options['episode'] must be an EpisodeSpec, got {type(spec).__name__}")
+        if spec.task != self.task_name:
+            raise ValueError(f"episode for task {spec.task!r} given to an official {self.task_name} env")
+        self._t = dict.fromkeys(_TIMING_KEYS, 0.0)
+        self._timer0 = {name: float(clock()) for name, clock in self.timers.items()}
+        t0 = time.perf_counter()
+        self.close()
+        seed_meta, _ = self.builder.resolve_episode(spec.episode_idx)
+        if seed_meta is not None and int(seed_meta) != spec.env_seed:
+            raise ValueError(f"{spec.task} episode {spec.episode_idx}: spec seed {spec.env_seed} differs from the "
+                             f"official metadata's {seed_meta}")
+        self.env = self.builder.make_env_for_episode(spec.episode_idx, include_available_multi_choices=True)
+        self._install_tap()
+        self._actions.clear()
+        self._decision = None
+        obs, info = self.env.reset()
+        self._t["reset_s"] += time.perf_counter() - t0
+        self._log_raw("reset", None, obs, info)
+        self._info = dict(info)
+        self.status, self.error, self._noop = M.status_of(info), None, 0
+        self.clock = self._clock0 = M.elapsed_steps(info)
+        self.steps = 0
+        n = len(obs["front_rgb_list"])
+        clocks = M.batch_clocks(n, self.clock)
+        video = DemoVideo()
+        k = self.video_stride(M.goal_texts(info)[0]) if callable(self.video_stride) else int(self.video_stride)
+        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+            raise ValueError(f"video_stride gave {k!r}; it must be an int >= 1")
+        for c, rgb, q in zip(clocks[:-1], obs["front_rgb_list"][:-1], obs["joint_state_list"][:-1]):
+            if c % k == 0:
+                video.front.append(M.as_uint8_rgb(rgb))
+                video.joint_state.append(M.as_joints(q))
+                video.clock.append(c)
+        self._t["renders"] += n
+        self._actions.clear()
+        ours = self._our_obs(obs["front_rgb_list"][-1], obs["joint_state_list"][-1])
+        self._last_obs = ours
+        out = self._our_info()
+        out.update(video=video, episode=spec, retry_offset=0)
+        return ours, out
+
+    def _log_raw(self, kind: str, action, obs, info) -> None:
+        if self.raw_log is not None:
+            self.raw_log.append({"kind": kind, "action": action, "obs": obs, "info": info,
+                                 "actions": list(self._actions)})
+
+    def _install_tap(self) -> None:
+        e = self.env
+        while e is not None and type(e).__name__ != "DemonstrationWrapper":
+            e = e.__dict__.get("env")
+        if e is None:
+            raise RuntimeError("no DemonstrationWrapper in the official env stack: cannot capture actions")
+        e.env = _ActionTap(e.env, self._actions)
+
+    def _our_obs(self, rgb, q) -> dict:
+        return {"front_rgb": None if rgb is None else M.as_uint8_rgb(rgb), "wrist_rgb": None,
+                "joint_state": M.as_joints(q), "step": self.steps, "clock": self.clock}
+
+    def _our_info(self) -> dict:
+        goals = M.goal_texts(self._info) if self._info.get("task_goal") else [""]
+        return {"goal": goals[0], "task_goal": goals, "subgoal": self._info.get("simple_subgoal_online"),
+                "status": self.status, "clock": self.clock, "steps": self.steps,
+                "subgoal_index": getattr(self.official.unwrapped, "current_task_index", None), "error": self.error}
+
+    def step(self, subgoal: str):
+        if not isinstance(subgoal, str):
+            raise TypeError(f"a subgoal-level action must be a string, got {type(subgoal).__name__}")
+        if self.status != "ongoing":
+            raise RuntimeError(f"step() called on a finished episode (status {self.status!r}); call reset()")
+        t0 = time.perf_counter()
+        self._decision = self._snapshot()
+        cmd = M.command_for(subgoal, self._decision["options"], self._decision["oracle"],
+                            self._decision["oracle_label"]) if subgoal else None
+        frames: list[LowLevelFrame] = []
+        if cmd is None:
+            # no option executes this text: the robot holds still for one chunk of the budget (as
+            # our scripted policy does with an unparsable subgoal), so the episode can time out
+            self._noop += self.noop_steps
+            self.steps += self.noop_steps
+            if self.steps >= self.max_steps:
+                self.status = "timeout"
+            self._t["env_s"] += time.perf_counter() - t0
+            info = dict(self._our_info(), frames=frames, command=None)
+            return self._last_obs, 0.0, False, self.status == "timeout", info
+        self._actions.clear()
+        obs, _, terminated, truncated, info = self.env.step(cmd.to_action())
+        self._t["env_s"] += time.perf_counter() - t0
+        self._log_raw("step", cmd.to_action(), obs, info)
+        info = dict(info or {})
+        if obs is None:  # the benchmark's FailAwareWrapper caught a crash (IK, planner): an error
+            self.status, self.error = "error", str(info.get("error_message") or "official env error")
+            out = dict(self._our_info(), frames=frames, command=cmd.to_action())
+            return self._last_obs, 0.0, True, False, out
+        keep = {k: v for k, v in info.items() if k not in ("status",)}
+        self._info.update(keep)
+        rgbs, qs = obs.get("front_rgb_list", []), obs.get("joint_state_list", [])
+        n = len(rgbs)
+        self._t["renders"] += n
+        if n:
+            self.clock = M.elapsed_steps(info) if "elapsed_steps" in info else self.clock + n
+        clocks = M.batch_clocks(n, self.clock)
+        acts = self._actions[-n:] if len(self._actions) >= n else [None] * (n - len(self._actions)) + self._actions
+        for i, (c, rgb, q, a) in enumerate(zip(clocks, rgbs, qs, acts)):
+            want = i == n - 1 or (self.frame_stride and c % self.frame_stride == 0)
+            frames.append(LowLevelFrame(c, M.as_uint8_rgb(rgb) if want else None, M.as_joints(q), a))
+        self.steps = self.clock - self._clock0 + self._noop
+        self.status = M.status_of(info)
+        if self.status == "ongoing" and self.steps >= self.max_steps:
+            self.status = "timeout"
+        ours = self._our_obs(rgbs[-1] if n else None, qs[-1] if n else self._last_obs["joint_state"])
+        self._last_obs = ours
+        out = dict(self._our_info(), frames=frames, command=cmd.to_action())
+        return ours, 0.0, self.status in ("success", "fail", "error"), self.status == "timeout", out
+
+    def close(self):
+        if self.env is not None:
+            try:
+                self.env.close()
+            finally:
+                self.env = None
