@@ -3,8 +3,8 @@
 The strip shows up to four conditioning-video frames (video tasks), the first live frame, and
 frames at every subgoal change of an oracle rollout, left to right.
 
-    python scripts/png_strip.py --tasks PickXtimes VideoUnmask --episode 3 --out docs/strips
-    python scripts/png_strip.py --split ood --highest-tier --max-live 0 --out docs/strips_ood
+    python scripts/png_strip.py --tasks PickXtimes VideoUnmask --episode 3 --out benchmarks/strips
+    python scripts/png_strip.py --split ood --highest-tier --max-live 0 --out benchmarks/strips_ood
 
 ``--highest-tier`` picks, per task, the first episode of its highest ood tier (``envs/ood.py``);
 ``--max-live 0`` stops after the first live frame (no oracle rollout: the scene as the policy
