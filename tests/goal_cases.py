@@ -14,6 +14,7 @@ import numpy as np
 
 from envs import ALL_TASKS, episode_spec, task_class
 from envs.core.rewording import fill, variant_for
+from envs.ood import ood_tier, parse_difficulty
 
 
 @dataclass(frozen=True)
@@ -29,8 +30,9 @@ def layout_only(task: str, episode: int, split: str = "train"):
     cls = task_class(task)
     spec = episode_spec(task, episode, split)
     t = cls.__new__(cls)
-    t.difficulty = spec.difficulty
-    t.layout = cls.sample_layout(t, np.random.default_rng(spec.env_seed), spec.difficulty)
+    difficulty, tier = parse_difficulty(spec.difficulty)  # as RoboMMETask.reset does
+    t.difficulty, t.ood = difficulty, (ood_tier(task, tier) if tier else None)
+    t.layout = cls.sample_layout(t, np.random.default_rng(spec.env_seed), difficulty)
     return t
 
 
