@@ -27,7 +27,9 @@ def _cls(task):
 
 def _layout(task, episode):
     spec = episode_spec(task, episode)
-    return _cls(task).sample_layout(None, np.random.default_rng(spec.env_seed), spec.difficulty)
+    cls = _cls(task)
+    # a task object that was never reset (no scene): its sampler reads the class defaults, in distribution
+    return cls.sample_layout(cls.__new__(cls), np.random.default_rng(spec.env_seed), spec.difficulty)
 
 
 # ---------------------------------------------------------------------- samplers (cheap)

@@ -46,6 +46,9 @@ class RoboMMETask(BaseEnv):
     TASK: str = ""
     ROBOT: str = "panda_wristcam"
     HAS_VIDEO: bool = False
+    ood: OodTier | None = None
+    """The tier's sampler options on an ood episode, else None; a class default too, so a sampler
+    called on a task object that was never reset (a layout-only check) samples in distribution."""
 
     def __init__(self, *args, robot_uids: str | None = None, render_lod: str | None = None, **kwargs):
         """``render_lod``: ``"simplified"`` (decimated robot visual meshes, the default when rendering
