@@ -25,10 +25,10 @@ import numpy as np
 
 from envs.core import primitives as P
 from envs.core.checker import SubgoalEntry
-from envs.core.containers import UnmaskLayout, UnmaskTask, sample_colours, sample_in_region, sample_ood_colours
+from envs.core.containers import UnmaskLayout, UnmaskTask
 from envs.core.sampling import TablePlacer
 from envs.core.scene_parts import ButtonMixin, button_keep_out, pose_button, sample_button
-from envs.tasks.video_unmask import COUNTS, PICKS
+from envs.tasks.video_unmask import sample_covers
 
 
 class ButtonUnmask(ButtonMixin, UnmaskTask):
@@ -37,13 +37,7 @@ class ButtonUnmask(ButtonMixin, UnmaskTask):
     def sample_layout(self, rng: np.random.Generator, difficulty: str) -> UnmaskLayout:
         button = sample_button(rng, nominal=(-0.2, 0.0), offset=(0.05, 0.05))
         placer = TablePlacer(rng, [button_keep_out(button)])
-        if self.ood is None:
-            containers = sample_in_region(placer, (0.0, 0.0), 0.2, COUNTS[difficulty], min_gap=0.04)
-            under, wanted = sample_colours(rng, PICKS[difficulty])
-        else:  # more containers over a wider region, more picks, cubes in colours never hidden before
-            containers = sample_in_region(placer, (0.0, 0.0), self.ood.get("region", 0.2), self.ood.draw(rng, "containers"),
-                                          min_gap=0.04)
-            under, wanted = sample_ood_colours(rng, self.ood.draw(rng, "picks"))
+        containers, under, wanted = sample_covers(self, rng, placer, difficulty)
         return UnmaskLayout(tuple(containers), under, wanted, buttons=(button,))
 
     def build_scene(self) -> None:

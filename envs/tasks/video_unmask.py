@@ -29,6 +29,19 @@ from envs.core.sampling import TablePlacer
 
 COUNTS = {"easy": 3, "medium": 5, "hard": 15}
 PICKS = {"easy": 1, "medium": 1, "hard": 2}
+
+
+def sample_covers(task, rng: np.random.Generator, placer: TablePlacer, difficulty: str):
+    """The Unmask tasks' containers and the cubes under them: ``(containers, under, wanted)``. On an
+    ood tier, more containers over a wider region, more picks, cubes in colours never hidden before."""
+    if task.ood is None:
+        containers = sample_in_region(placer, (0.0, 0.0), 0.2, COUNTS[difficulty], min_gap=0.04)
+        under, wanted = sample_colours(rng, PICKS[difficulty])
+    else:
+        containers = sample_in_region(placer, (0.0, 0.0), task.ood.get("region", 0.2), task.ood.draw(rng, "containers"),
+                                      min_gap=0.04)
+        under, wanted = sample_ood_colours(rng, task.ood.draw(rng, "picks"))
+    return containers, under, wanted
 VIDEO_STEPS = SWAP_START  # 32 steps of cubes in view, 32 of containers down
 
 
@@ -38,13 +51,7 @@ class VideoUnmask(UnmaskTask):
 
     def sample_layout(self, rng: np.random.Generator, difficulty: str) -> UnmaskLayout:
         placer = TablePlacer(rng)
-        if self.ood is None:
-            containers = sample_in_region(placer, (0.0, 0.0), 0.2, COUNTS[difficulty], min_gap=0.04)
-            under, wanted = sample_colours(rng, PICKS[difficulty])
-        else:  # more containers over a wider region, more picks, cubes in colours never hidden before
-            containers = sample_in_region(placer, (0.0, 0.0), self.ood.get("region", 0.2), self.ood.draw(rng, "containers"),
-                                          min_gap=0.04)
-            under, wanted = sample_ood_colours(rng, self.ood.draw(rng, "picks"))
+        containers, under, wanted = sample_covers(self, rng, placer, difficulty)
         return UnmaskLayout(tuple(containers), under, wanted)
 
     def goal_texts(self) -> list[str]:
