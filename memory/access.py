@@ -43,7 +43,7 @@ from memory.vocabulary import (
     highlight_binding,
     reference_binding,
 )
-from policies.subgoal_grammar import (
+from subgoals.grammar import (
     NounPhrase,
     Point,
     Subgoal,

@@ -28,7 +28,7 @@ from memory.needs import Need, needs_of
 from memory.spec import InstructionSpecifier, MemorySpec, ReadKind, Specifier
 from memory.store import EditOp, MemoryStore, StoreKind
 from memory.tools.base import Tool
-from policies.subgoal_grammar import Point
+from subgoals.grammar import Point
 
 __all__ = ["MemoryConfig", "MemoryLayer", "Revision"]
 

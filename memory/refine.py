@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from memory.access import ReadTrace
 from memory.frames import Frame
-from memory.tools.colour_blobs import find_blobs
+from memory.perception.blobs import find_blobs
 from memory.vocabulary import COLOUR_WORDS, colour_of
-from policies.subgoal_grammar import SubgoalParseError, format_subgoal, parse_subgoal
+from subgoals.grammar import SubgoalParseError, format_subgoal, parse_subgoal
 
 REFINE = "refine"
 

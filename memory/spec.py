@@ -50,6 +50,7 @@ from memory.vocabulary import (
     highlight_binding,
     parse_ordinal,
 )
+from subgoals.numbers import ADVERB_COUNTS, CARDINAL_WORDS, ORDINAL_PATTERN
 
 __all__ = [
     "EventAnchor",
@@ -248,8 +249,8 @@ class Specifier(Protocol):
 
 _COLOUR = "|".join(COLOUR_WORDS)
 _OBJ = r"cube|peg"
-_NUM = r"one|two|three|four|five|six|seven|eight|nine|ten|[0-9]+|a single"
-_ORD = r"first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|[0-9]+(?:st|nd|rd|th)"
+_NUM = "|".join(CARDINAL_WORDS) + r"|[0-9]+|a single"
+_ORD = ORDINAL_PATTERN
 _UNITS = "|".join(sorted((re.escape(u) for u in COUNT_UNITS), key=len, reverse=True))
 _HIDING = "|".join(HIDING_WORDS)
 _HANDLED = "|".join(HANDLING_VERBS)
@@ -273,7 +274,7 @@ _RE_ELIDED_COUNT = re.compile(
     rf"\b({_NUM}) ({_COLOUR}) ((?:and )?(?:{_NUM}) (?:{_COLOUR}) (?:(?:and )?(?:{_NUM}) (?:{_COLOUR}) )*?({_OBJ})s?)\b"
 )
 _RE_TIMES = re.compile(rf"\b({_NUM}) (?:more )?(?:{_UNITS})\b")
-_RE_ADVERB_TIMES = re.compile(r"\b(once|twice|thrice)\b")
+_RE_ADVERB_TIMES = re.compile(r"\b(" + "|".join(ADVERB_COUNTS) + r")\b")
 _RE_SIDE = re.compile(r"\b(right|left)(?:-side|-hand| side| hand)? targets?\b|\btargets? on the (right|left)\b")
 _RE_PLACE_ON_TARGET = re.compile(rf"\b(?:{'|'.join(PLACING_VERBS)})\w* (?:\w+ ){{0,4}}?(?:on|onto|upon) (?:the |a )?(?:\w+ )?target\b")
 _RE_STOP = re.compile(r"\b(?:stop|finish|end)\b")

@@ -11,7 +11,8 @@ the wording of the goal and of the proposed subgoal.
 
 from __future__ import annotations
 
-from policies.subgoal_grammar import DIRECTION_WORDS, is_ordinal_word, number_word, ordinal_word, parse_ordinal
+from subgoals.grammar import DIRECTION_WORDS
+from subgoals.numbers import is_ordinal_word, number_word, ordinal_word, parse_ordinal
 
 __all__ = [
     "APPEARANCE_WORDS",

@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from policies.base import Composer
-from policies.subgoal_grammar import without_ordinals
+from subgoals.grammar import without_ordinals
 
 
 class OracleComposer(Composer):

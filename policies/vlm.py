@@ -4,7 +4,7 @@
 prompt and coordinate conventions (see :mod:`policies.vlm_prompt`): the goal, its own
 numbered earlier subgoals with points masked, the current front image; points come
 back on a 0–1000 grid and are rescaled to the 256-pixel image. The answer must parse
-with :mod:`policies.subgoal_grammar`; an answer that does not, or a backend that fails
+with :mod:`subgoals.grammar`; an answer that does not, or a backend that fails
 (server down, timeout, HTTP error), is logged in :attr:`VLMComposer.bad_answers` and
 the composer returns None ("no proposal"); it never raises during an episode.
 
@@ -284,7 +284,7 @@ SUBGOAL_VERBS = frozenset(
 
 def _grammar():
     # Imported lazily so this module imports even while the grammar is being changed.
-    from policies import subgoal_grammar
+    from subgoals import grammar as subgoal_grammar
 
     return subgoal_grammar
 

@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 def bench_task(task: str, episodes: list[int], n_steps: int = 200, n_frames: int = 20) -> dict:
     from envs import make_env
     from envs.episodes import episode_spec
-    from envs.oracle_rollout import run_oracle
+    from experiments.oracle_rollout import run_oracle
 
     env = make_env(task)
     env.reset(options={"episode": episode_spec(task, episodes[0])})

@@ -131,7 +131,7 @@ def colour_microbench(frame, reps: int = 30) -> dict:
     import cv2
     import numpy as np
 
-    from memory.tools.colour_blobs import find_blobs, hsv
+    from memory.perception.blobs import find_blobs, hsv
 
     def timeit(fn):
         fn()

@@ -72,7 +72,7 @@ def record(path: Path, task: str, episode: int, offset: int | None, unsolved_rea
 def search_episode(env, task: str, split: str, episode: int, max_retry: int):
     """(offset, unsolved reason, log lines) for one episode; offset None when no scene resets."""
     from envs.episodes import EpisodeSpec, base_seed, difficulty_for
-    from envs.oracle_rollout import run_oracle
+    from experiments.oracle_rollout import run_oracle
 
     first_resettable, reasons, lines = None, [], []
     for r in range(max_retry + 1):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from envs import make_env
 from envs.episodes import episode_spec
-from envs.oracle_rollout import run_oracle
+from experiments.oracle_rollout import run_oracle
 
 
 def test_an_episode_does_not_depend_on_the_episode_before_it():

@@ -25,7 +25,7 @@ import time
 import pytest
 
 from experiments.config import ConfigError, ExperimentConfig, check_preset, expand_tasks, parse_config, parse_episodes
-from policies.subgoal_grammar import Subgoal, SubgoalParseError, format_subgoal, parse_subgoal, try_parse
+from subgoals.grammar import Subgoal, SubgoalParseError, format_subgoal, parse_subgoal, try_parse
 
 # --------------------------------------------------------------------------- generators
 VALID_SUBGOALS = [

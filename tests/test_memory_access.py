@@ -16,7 +16,7 @@ from memory.records import EntityRecord, EntityStatus, ProgressRecord, Source
 from memory.spec import MemorySpec, ReadKind, specify
 from memory.store import MemoryStore
 from memory.tools.base import Tool
-from policies.subgoal_grammar import Point, parse_subgoal
+from subgoals.grammar import Point, parse_subgoal
 
 COVER_GOAL = "watch the video carefully, then pick up the container hiding the green cube"
 FRAME = Frame(step=40, rgb=np.zeros((256, 256, 3), np.uint8))

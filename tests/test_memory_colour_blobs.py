@@ -8,8 +8,9 @@ import pytest
 from memory.frames import Frame
 from memory.layer import MemoryConfig, MemoryLayer
 from memory.records import EntityRecord, EntityStatus
-from memory.tools.colour_blobs import ColourBlobTool, colour_mask, find_blobs, hsv
-from policies.subgoal_grammar import Point
+from memory.perception.blobs import colour_mask, find_blobs, hsv
+from memory.tools.colour_blobs import ColourBlobTool
+from subgoals.grammar import Point
 
 TABLE = (196, 168, 128)  # light wood, weakly saturated
 

@@ -19,7 +19,8 @@ from memory.perception import (ColourDetector, ColourHistogram, Perception, Perc
 from memory.records import EntityRecord
 from memory.spec import specify
 from memory.store import MemoryStore
-from memory.tools.colour_blobs import ColourBlobTool, find_blobs
+from memory.perception.blobs import find_blobs
+from memory.tools.colour_blobs import ColourBlobTool
 
 transformers = pytest.importorskip("transformers")
 

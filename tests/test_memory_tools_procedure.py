@@ -19,7 +19,7 @@ from memory.store import MemoryStore, StoreKind
 from memory.tools.manner_reader import KEY as MANNER_KEY
 from memory.tools.manner_reader import MannerReader, panda_tcp, proposal_manner
 from memory.tools.peg_reader import BINDING, ENTITY_KEY, TRAJ_KEY, PegReader, to_pixel
-from policies.subgoal_grammar import try_parse
+from subgoals.grammar import try_parse
 from tests.blind_vs_memory import blind_fails_memory_succeeds
 
 

@@ -145,7 +145,7 @@ def test_highlight_read_answers_a_marked_cube_not_picked_yet(highlight):
 
 
 def _point_of(text: str):
-    from policies.subgoal_grammar import points
+    from subgoals.grammar import points
 
     p = points(text)[0]
     return (p.y, p.x)

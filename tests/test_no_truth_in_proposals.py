@@ -17,7 +17,7 @@ import pytest
 from experiments.conditions import condition_from_name
 from experiments.memory_factory import build_memory
 from experiments.run import main
-from policies.subgoal_grammar import is_ordinal_word, ordinal_word, without_ordinals
+from subgoals.grammar import is_ordinal_word, ordinal_word, without_ordinals
 
 _WORD = re.compile(r"[A-Za-z0-9]+")
 

@@ -13,7 +13,7 @@ from envs import task_class
 from envs.episodes import base_seed
 from envs.ood import NEW_COLOURS, OOD_TIERS, n_tiers, ood_tier
 from memory.spec import specify
-from memory.tools.colour_blobs import ColourThresholds, find_blobs
+from memory.perception.blobs import ColourThresholds, find_blobs
 from memory.vocabulary import COLOUR_WORDS, colour_of, cover_binding
 
 TABLE = (196, 168, 128)

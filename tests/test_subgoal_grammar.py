@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.configuration import set_hypothesis_home_dir
 
-from policies.subgoal_grammar import (
+from subgoals.grammar import (
     NounPhrase,
     Point,
     Subgoal,

@@ -14,7 +14,7 @@ import pytest
 from envs import make_env
 from envs.core import imitation_parts as I
 from envs.episodes import episode_spec
-from envs.oracle_rollout import run_oracle
+from experiments.oracle_rollout import run_oracle
 
 IMITATION = ("PatternLock", "RouteStick", "MoveCube", "InsertPeg")
 

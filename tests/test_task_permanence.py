@@ -13,7 +13,7 @@ import pytest
 from envs import episode_spec, make_env, task_class
 from envs.core import containers as C
 from envs.core.scene_parts import Placed
-from envs.oracle_rollout import run_oracle
+from experiments.oracle_rollout import run_oracle
 
 TASKS = ["VideoUnmask", "ButtonUnmask", "VideoUnmaskSwap", "ButtonUnmaskSwap"]
 _ENVS: dict = {}

@@ -22,7 +22,7 @@ from typing import Literal
 
 import numpy as np
 
-from envs.core.language import number_word, ordinal_word
+from subgoals.numbers import number_word, ordinal_digits, ordinal_word, times_phrase
 
 __all__ = [
     "GOAL_PLACEHOLDERS",
@@ -140,14 +140,12 @@ def draw_rewording(task: str, values: dict[str, object], seed: int, pool: str = 
 
 def count_values(n: int) -> dict[str, object]:
     """Placeholders of a count ``n``: ``n``, ``n_word``, ``times``, ``times_digit``."""
-    times = {1: "once", 2: "twice"}.get(n, f"{number_word(n)} times")
-    return {"n": str(n), "n_word": number_word(n), "times": times, "times_digit": f"{n} time{'s' if n != 1 else ''}"}
+    return {"n": str(n), "n_word": number_word(n), "times": times_phrase(n), "times_digit": f"{n} time{'s' if n != 1 else ''}"}
 
 
 def ordinal_values(k: int) -> dict[str, object]:
     """Placeholders of an ordinal ``k``: ``nth`` (second) and ``nth_digit`` (2nd)."""
-    suffix = "th" if 10 <= k % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(k % 10, "th")
-    return {"nth": ordinal_word(k), "nth_digit": f"{k}{suffix}"}
+    return {"nth": ordinal_word(k), "nth_digit": ordinal_digits(k)}
 
 
 def amounts_values(pairs: list[tuple[str, int]]) -> dict[str, object]:

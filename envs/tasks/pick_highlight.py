@@ -34,7 +34,7 @@ import numpy as np
 from envs.core import primitives as P
 from envs.core.base_task import HistorySlot
 from envs.core.checker import SubgoalEntry
-from envs.core.language import ordinal_word
+from subgoals.numbers import ordinal_word
 from envs.core.probes import ProbeQuestion
 from envs.core.reference_parts import HighlightDiscs, ReferenceTask
 from envs.core.sampling import TablePlacer

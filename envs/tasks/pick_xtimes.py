@@ -21,7 +21,7 @@ from envs.core import primitives as P
 from envs.core.base_task import HistorySlot, RoboMMETask
 from envs.core.checker import SubgoalEntry
 from envs.core.probes import ProbeQuestion
-from envs.core.language import number_word, ordinal_word
+from subgoals.numbers import number_word, ordinal_word
 from envs.core.rewording import count_values
 from envs.core.sampling import TablePlacer
 from envs.core.scene_parts import (

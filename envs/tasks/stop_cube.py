@@ -33,7 +33,7 @@ from envs.core import primitives as P
 from envs.core import solvers as S
 from envs.core.base_task import HistorySlot, RoboMMETask
 from envs.core.checker import SubgoalEntry
-from envs.core.language import ordinal_word
+from subgoals.numbers import ordinal_word
 from envs.core.rewording import ordinal_values
 from envs.core.probes import ProbeQuestion
 from envs.core.sampling import TablePlacer

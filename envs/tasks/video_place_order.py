@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from envs.core.language import ordinal_word
+from subgoals.numbers import ordinal_word
 from envs.core.rewording import ordinal_values
 from envs.core.reference_parts import TargetRecallTask
 from envs.core.scene_parts import Placed

@@ -35,7 +35,7 @@ import numpy as np
 from envs.core import primitives as P
 from envs.core.base_task import HistorySlot
 from envs.core.checker import SubgoalEntry
-from envs.core.language import number_word, ordinal_word
+from subgoals.numbers import number_word, ordinal_word
 from envs.core.rewording import count_values
 from envs.core.probes import ProbeQuestion
 from envs.core.reference_parts import SWAP_STEPS, ReferenceTask, SwapAnimator, anchor_points

@@ -21,9 +21,9 @@ from memory.frames import Frame
 from memory.layer import Revision
 from memory.records import EntityRecord, EntityStatus, Source
 from memory.store import MemoryStore
-from memory.tools.colour_blobs import find_blobs
+from memory.perception.blobs import find_blobs
 from memory.vocabulary import COLOUR_WORDS
-from policies.subgoal_grammar import Point, points, replace_point
+from subgoals.grammar import Point, points, replace_point
 
 __all__ = ["LastSeenMemory"]
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from memory.perception.base import Detection
-from memory.tools.colour_blobs import ColourThresholds, find_blobs, hsv
+from memory.perception.blobs import ColourThresholds, find_blobs, hsv
 from memory.vocabulary import colour_of
 
 __all__ = ["ColourDetector", "ColourHistogram"]

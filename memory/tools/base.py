@@ -29,7 +29,7 @@ from memory.records import EntityRecord, Record
 from memory.render_need import DEFAULT_RENDER, RenderNeed
 from memory.spec import MemorySpec, ReadKind
 from memory.store import Edit, MemoryStore
-from policies.subgoal_grammar import Point
+from subgoals.grammar import Point
 
 __all__ = ["REGISTERED_TOOLS", "Tool", "register_tool"]
 

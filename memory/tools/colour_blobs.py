@@ -1,155 +1,30 @@
-"""Colour predicates and connected-component blobs for saturated objects of the six cube colours.
-
-The cheapest identity evidence in a tabletop scene is colour: the cubes are red, green
-or blue (yellow, cyan and magenta on the ood split), while the table, containers, buttons,
-robot and target rings are mostly
-unsaturated or of other hues. Rendered colours are never pure (shading, ambient light,
-specular highlights), so the predicates work on hue, saturation and value rather than
-on RGB distances, with thresholds gathered in :class:`ColourThresholds`:
-
-* saturation >= 0.7 keeps lit and shaded faces of a pure-coloured cube but rejects
-  muted colours of a similar hue (a salmon peg at about 0.63);
-* hue windows leave a gap between blue (<= 262 degrees) and purple (about 277), the
-  colour of target discs, and between purple and magenta (>= 288); yellow starts at 40 degrees,
-  above the wood table (hue 0-45, but saturation mostly below 0.7, so only stray pixels pass);
-  the six windows share their edges otherwise (yellow | green at 80, green | cyan at 165,
-  cyan | blue at 200), so any vivid hue outside the two gaps has exactly one name;
-* value >= 50 drops near-black pixels whose hue is noise.
+"""The colour-blob tool: entity records for the coloured objects the goal asks to watch.
 
 :class:`ColourBlobTool` uses these blobs to maintain entity records for the coloured
 objects the goal asks to watch, moving each record through the candidate -> verified
 -> uncertain -> reacquired lifecycle, and to re-ground recalled coloured entities.
+The pixel predicates it uses live in :mod:`memory.perception.blobs`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable
+from dataclasses import dataclass
 
-import cv2
 import numpy as np
-from scipy import ndimage
 
 from memory.frames import Frame
 from memory.needs import Need
+from memory.perception.blobs import Blob, ColourThresholds, find_blobs
 from memory.records import EntityRecord, EntityStatus, Source
 from memory.spec import MemorySpec
 from memory.store import MemoryStore
 from memory.render_need import RenderNeed
 from memory.tools.base import Tool, register_tool
-from memory.vocabulary import COLOUR_WORDS, canonical_role, colour_of
-from policies.subgoal_grammar import COORD_MAX, Point
+from memory.vocabulary import canonical_role, colour_of
+from subgoals.grammar import Point
 
-__all__ = ["Blob", "ColourBlobTool", "ColourThresholds", "colour_mask", "bare_table", "find_blobs", "hsv"]
-
-
-@dataclass(frozen=True)
-class ColourThresholds:
-    """Pixel predicate parameters. Hue windows are in degrees, half-open ``[lo, hi)``."""
-
-    min_saturation: float = 0.7
-    min_value: int = 50
-    hue_windows: dict[str, tuple[tuple[float, float], ...]] = field(
-        default_factory=lambda: {
-            "red": ((0.0, 22.0), (338.0, 360.0)),
-            "yellow": ((40.0, 80.0),),
-            "green": ((80.0, 165.0),),
-            "cyan": ((165.0, 200.0),),
-            "blue": ((200.0, 262.0),),
-            "magenta": ((288.0, 338.0),),
-        }
-    )
-
-
-@dataclass(frozen=True)
-class Blob:
-    """One connected region of a colour: centroid ``(y, x)`` in pixels, area, bounding box ``(y0, x0, y1, x1)``."""
-
-    colour: str
-    y: float
-    x: float
-    area: int
-    bbox: tuple[int, int, int, int]
-
-    @property
-    def point(self) -> Point:
-        """The centroid as an integer image point (clipped to the 256x256 grid)."""
-        return Point(int(np.clip(round(self.y), 0, COORD_MAX)), int(np.clip(round(self.x), 0, COORD_MAX)))
-
-    def distance(self, yx: Sequence[float]) -> float:
-        return float(np.hypot(self.y - yx[0], self.x - yx[1]))
-
-
-def hsv(rgb: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Hue (degrees, 0..360), saturation (0..1) and value (0..255) of an ``(H, W, 3)`` uint8 image.
-
-    OpenCV's float conversion: about 15x faster than the same arithmetic in numpy, which matters
-    because every pixel tool calls this on every frame it reads.
-    """
-    # float input keeps the 0..255 scale: V is the max channel, S and H are scale-free
-    h, s, v = cv2.split(cv2.cvtColor(np.ascontiguousarray(rgb, dtype=np.float32), cv2.COLOR_RGB2HSV))
-    return h, s, v
-
-
-def bare_table(rgb: np.ndarray, yx, radius: int = 6, share: float = 0.5) -> bool:
-    """Whether the spot around ``yx`` shows bare table (a warm, saturated wood colour, not a saturated
-    red cube): what the tools use to tell "something stands in front of the remembered place" (the
-    record stands) from "nothing is there" (the view contradicts it)."""
-    y, x = int(yx[0]), int(yx[1])
-    crop = rgb[max(0, y - radius): y + radius + 1, max(0, x - radius): x + radius + 1]
-    if crop.size == 0:
-        return True
-    hue, sat, _ = hsv(crop)
-    wood = (hue >= 8) & (hue < 45) & (sat > 0.3) & (sat < 0.8)
-    return float(wood.mean()) >= share
-
-
-def colour_mask(rgb: np.ndarray, colour: str, thresholds: ColourThresholds | None = None) -> np.ndarray:
-    """Boolean mask of pixels that read as ``colour``.
-
-    Raises:
-        ValueError: for a colour without a hue window.
-    """
-    t = thresholds or ColourThresholds()
-    if colour not in t.hue_windows:
-        raise ValueError(f"no colour predicate for {colour!r}; known: {sorted(t.hue_windows)}")
-    hue, sat, val = hsv(rgb)
-    in_hue = np.zeros(hue.shape, dtype=bool)
-    for lo, hi in t.hue_windows[colour]:
-        in_hue |= (hue >= lo) & (hue < hi)
-    return in_hue & (sat >= t.min_saturation) & (val >= t.min_value)
-
-
-_EIGHT_NEIGHBOURS = np.ones((3, 3), dtype=bool)
-
-
-def find_blobs(
-    rgb: np.ndarray,
-    colours: Iterable[str] = COLOUR_WORDS,
-    *,
-    min_area: int = 12,
-    max_area: int | None = None,
-    thresholds: ColourThresholds | None = None,
-) -> list[Blob]:
-    """Connected components (8-neighbour) of each colour's mask, largest first within the list."""
-    blobs: list[Blob] = []
-    for colour in colours:
-        mask = colour_mask(rgb, colour, thresholds)
-        labels, n = ndimage.label(mask, structure=_EIGHT_NEIGHBOURS)
-        if n == 0:
-            continue
-        index = np.arange(1, n + 1)
-        areas = ndimage.sum_labels(mask, labels, index)
-        centres = ndimage.center_of_mass(mask, labels, index)
-        boxes = ndimage.find_objects(labels)
-        for area, (cy, cx), box in zip(areas, centres, boxes):
-            area = int(area)
-            if area < min_area or (max_area is not None and area > max_area):
-                continue
-            bbox = (box[0].start, box[1].start, box[0].stop - 1, box[1].stop - 1)
-            blobs.append(Blob(colour=colour, y=float(cy), x=float(cx), area=area, bbox=bbox))
-    blobs.sort(key=lambda b: -b.area)
-    return blobs
+__all__ = ["ColourBlobTool"]
 
 
 @dataclass

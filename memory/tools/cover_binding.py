@@ -40,9 +40,9 @@ from memory.spec import MemorySpec
 from memory.store import MemoryStore
 from memory.render_need import RenderNeed
 from memory.tools.base import Tool, register_tool
-from memory.tools.colour_blobs import find_blobs
+from memory.perception.blobs import find_blobs
 from memory.vocabulary import COLOUR_WORDS, canonical_role, colour_of, cover_binding
-from policies.subgoal_grammar import COORD_MAX, Point
+from subgoals.grammar import COORD_MAX, Point
 
 __all__ = [
     "ContainerAppearance",

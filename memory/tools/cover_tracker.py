@@ -69,7 +69,7 @@ from memory.spec import MemorySpec
 from memory.store import MemoryStore
 from memory.render_need import RenderNeed
 from memory.tools.base import Tool, register_tool
-from memory.tools.colour_blobs import find_blobs
+from memory.perception.blobs import find_blobs
 from memory.tools.cover_binding import COVER_ROLE, ContainerAppearance, to_point
 from memory.vocabulary import colour_of, cover_binding
 

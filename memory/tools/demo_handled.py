@@ -50,11 +50,11 @@ from memory.spec import MemorySpec, ReadKind
 from memory.store import MemoryStore
 from memory.render_need import RenderNeed
 from memory.tools.base import Tool, register_tool
-from memory.tools.colour_blobs import Blob, bare_table, colour_mask, find_blobs
+from memory.perception.blobs import Blob, bare_table, colour_mask, find_blobs
 from memory.tools.cover_binding import local_centre
 from memory.tools.scene_layout import layout_points
 from memory.vocabulary import COLOUR_WORDS, reference_binding
-from policies.subgoal_grammar import Point, ordinal_word, try_parse
+from subgoals.grammar import Point, ordinal_word, try_parse
 
 __all__ = ["DemoHandledTool"]
 

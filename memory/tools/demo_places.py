@@ -57,10 +57,10 @@ from memory.spec import MemorySpec
 from memory.store import MemoryStore
 from memory.render_need import RenderNeed
 from memory.tools.base import Tool, register_tool
-from memory.tools.colour_blobs import bare_table, find_blobs, hsv
+from memory.perception.blobs import bare_table, find_blobs, hsv
 from memory.tools.scene_layout import disc_pieces, gray_blobs, is_purple, purple_mask
 from memory.vocabulary import colour_of, reference_binding
-from policies.subgoal_grammar import COORD_MAX, Point
+from subgoals.grammar import COORD_MAX, Point
 
 __all__ = ["DemoPlacesTool", "target_blobs"]
 

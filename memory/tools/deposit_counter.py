@@ -49,10 +49,10 @@ from memory.spec import MemorySpec, ReadKind
 from memory.store import MemoryStore
 from memory.render_need import RenderNeed
 from memory.tools.base import Tool, register_tool
-from memory.tools.colour_blobs import Blob, find_blobs
+from memory.perception.blobs import Blob, find_blobs
 from memory.tools.scene_layout import layout_points
 from memory.vocabulary import COLOUR_WORDS, colour_of
-from policies.subgoal_grammar import ordinal_word, try_parse
+from subgoals.grammar import ordinal_word, try_parse
 
 BIN_KEY = "layout/bin"
 _EIGHT = np.ones((3, 3), dtype=bool)

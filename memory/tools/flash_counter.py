@@ -53,8 +53,8 @@ from memory.spec import MemorySpec, ReadKind
 from memory.store import MemoryStore
 from memory.render_need import RenderNeed
 from memory.tools.base import Tool, register_tool
-from memory.tools.colour_blobs import hsv
-from policies.subgoal_grammar import ordinal_word, try_parse
+from memory.perception.blobs import hsv
+from subgoals.grammar import ordinal_word, try_parse
 
 VISITS_KEY = "progress/target visits"
 TRIPS_KEY = "progress/round trips"

@@ -44,9 +44,9 @@ from memory.spec import MemorySpec
 from memory.store import MemoryStore
 from memory.render_need import RenderNeed
 from memory.tools.base import Tool, register_tool
-from memory.tools.colour_blobs import Blob, find_blobs
+from memory.perception.blobs import Blob, find_blobs
 from memory.vocabulary import COLOUR_WORDS, canonical_role, colour_of, highlight_binding
-from policies.subgoal_grammar import Point, try_parse
+from subgoals.grammar import Point, try_parse
 
 __all__ = ["HighlightMarkTool", "mark_key", "ring_evidence"]
 

@@ -48,7 +48,7 @@ from memory.spec import MemorySpec, ReadKind
 from memory.store import MemoryStore
 from memory.render_need import RenderNeed
 from memory.tools.base import Tool, register_tool
-from memory.tools.colour_blobs import find_blobs, hsv
+from memory.perception.blobs import find_blobs, hsv
 
 __all__ = [
     "FRONT_CAMERA",

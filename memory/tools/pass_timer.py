@@ -52,7 +52,7 @@ from memory.store import MemoryStore
 from memory.render_need import RenderNeed
 from memory.tools.base import Tool, register_tool
 from memory.tools.scene_layout import layout_points, purple_blobs
-from policies.subgoal_grammar import try_parse
+from subgoals.grammar import try_parse
 
 KEY = "progress/passes"
 WAIT = "remain static"

@@ -45,7 +45,7 @@ from memory.spec import MemorySpec, ReadKind
 from memory.store import MemoryStore
 from memory.render_need import RenderNeed
 from memory.tools.base import Tool, register_tool
-from memory.tools.colour_blobs import find_blobs
+from memory.perception.blobs import find_blobs
 from memory.arm_view import FRONT_CAMERA, panda_tcp, to_pixel  # noqa: F401 (re-exported)
 
 __all__ = ["FRONT_CAMERA", "PegReader", "to_pixel"]  # the camera helpers live in manner_reader

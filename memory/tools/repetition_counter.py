@@ -28,10 +28,10 @@ from memory.spec import MemorySpec, ReadKind
 from memory.store import MemoryStore
 from memory.render_need import RenderNeed
 from memory.tools.base import Tool, register_tool
-from memory.tools.colour_blobs import find_blobs
+from memory.perception.blobs import find_blobs
 from memory.tools.scene_layout import layout_points
 from memory.vocabulary import colour_of
-from policies.subgoal_grammar import ordinal_word, try_parse
+from subgoals.grammar import ordinal_word, try_parse
 
 KEY = "progress/repetitions"
 

@@ -56,7 +56,7 @@ from memory.spec import MemorySpec, ReadKind
 from memory.store import MemoryStore
 from memory.render_need import RenderNeed
 from memory.tools.base import Tool, register_tool
-from memory.tools.colour_blobs import hsv
+from memory.perception.blobs import hsv
 from memory.vocabulary import DIRECTION_WORDS
 
 __all__ = [

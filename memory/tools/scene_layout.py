@@ -22,7 +22,7 @@ from memory.spec import MemorySpec
 from memory.store import MemoryStore
 from memory.render_need import RenderNeed
 from memory.tools.base import Tool, register_tool
-from memory.tools.colour_blobs import hsv
+from memory.perception.blobs import hsv
 
 _EIGHT = np.ones((3, 3), dtype=bool)
 

@@ -34,6 +34,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Union
 
+from subgoals.numbers import ORDINAL_PATTERN, is_ordinal_word, number_word, ordinal_word, parse_ordinal, small_int
+
 __all__ = [
     "COORD_MAX",
     "COORD_MIN",
@@ -60,99 +62,9 @@ COORD_MIN = 0
 COORD_MAX = 255  # the front camera is 256x256
 
 # --------------------------------------------------------------------------- numbers
+# (spelled and read in subgoals.numbers; re-exported here because subgoal text carries them)
 
-_ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
-_CARDINALS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
-_ADVERB_COUNTS = {"once": 1, "twice": 2, "thrice": 3}
-_ORDINAL_VALUE = {w: i + 1 for i, w in enumerate(_ORDINALS)}
-_CARDINAL_VALUE = {w: i + 1 for i, w in enumerate(_CARDINALS)}
-_NUMERIC_ORDINAL = re.compile(r"([0-9]+)(st|nd|rd|th)\Z")
-
-
-def _small_int(digits: str) -> int | None:
-    """``int(digits)`` for at most nine ASCII digits; longer strings are no count we use (and
-    Python refuses to convert very long ones)."""
-    if not digits or len(digits) > 9 or not (digits.isascii() and digits.isdigit()):
-        return None
-    return int(digits)
-
-
-def _suffix(n: int) -> str:
-    if n % 100 in (11, 12, 13):
-        return "th"
-    return {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
-
-
-def ordinal_word(n: int) -> str:
-    """Return the English ordinal for ``n``: ``1 -> "first"`` ... ``10 -> "tenth"``, then ``"11th"``.
-
-    Raises:
-        ValueError: if ``n`` is not a positive integer.
-    """
-    if isinstance(n, bool):
-        raise ValueError(f"ordinal must be a positive integer, got {n!r}")
-    try:
-        value = operator.index(n)
-    except TypeError:
-        raise ValueError(f"ordinal must be a positive integer, got {n!r}") from None
-    if value < 1:
-        raise ValueError(f"ordinal must be a positive integer, got {n!r}")
-    if value <= len(_ORDINALS):
-        return _ORDINALS[value - 1]
-    return f"{value}{_suffix(value)}"
-
-
-def number_word(n: int) -> str:
-    """Return the cardinal word for ``n`` (``3 -> "three"``), or its digits above ten.
-
-    Raises:
-        ValueError: if ``n`` is not a positive integer.
-    """
-    if isinstance(n, bool):
-        raise ValueError(f"count must be a positive integer, got {n!r}")
-    try:
-        value = operator.index(n)
-    except TypeError:
-        raise ValueError(f"count must be a positive integer, got {n!r}") from None
-    if value < 1:
-        raise ValueError(f"count must be a positive integer, got {n!r}")
-    return _CARDINALS[value - 1] if value <= len(_CARDINALS) else str(value)
-
-
-def parse_ordinal(word: str) -> int | None:
-    """Read a position or count word: ``"second"``, ``"2nd"``, ``"twice"``, ``"three"``, ``"4"``.
-
-    Ordinals (first..tenth and ``Nth``), adverbial counts (once, twice, thrice), cardinal
-    words (one..ten) and plain digits all map to their integer. Anything else, including
-    non-strings, returns ``None`` rather than raising, because callers use it to *test*
-    whether a word is numeric.
-    """
-    if not isinstance(word, str):
-        return None
-    w = word.strip().lower()
-    if w in _ORDINAL_VALUE:
-        return _ORDINAL_VALUE[w]
-    if w in _ADVERB_COUNTS:
-        return _ADVERB_COUNTS[w]
-    if w in _CARDINAL_VALUE:
-        return _CARDINAL_VALUE[w]
-    m = _NUMERIC_ORDINAL.match(w)
-    value = _small_int(m.group(1) if m else w)
-    return value if value is not None and value >= 1 else None
-
-
-def is_ordinal_word(word: str) -> bool:
-    """True for position words only (``"second"``, ``"3rd"``), not counts such as ``"two"``."""
-    if not isinstance(word, str):
-        return False
-    w = word.lower()
-    if w in _ORDINAL_VALUE:
-        return True
-    m = _NUMERIC_ORDINAL.match(w)
-    return bool(m) and (_small_int(m.group(1)) or 0) >= 1
-
-
-_ORDINAL_RE = r"(?:" + "|".join(_ORDINALS) + r"|[0-9]+(?:st|nd|rd|th))"
+_ORDINAL_RE = ORDINAL_PATTERN
 _FOR_THE_NTH_TIME = re.compile(rf"\s+for the {_ORDINAL_RE} time\b", re.IGNORECASE)
 _NTH_MODIFIER = re.compile(rf"\b(the|a|an) {_ORDINAL_RE} (?=\w)", re.IGNORECASE)
 
@@ -430,7 +342,7 @@ def _point_from(body: str, raw: str, text: str) -> Point:
         raise SubgoalParseError(text, f"garbled point {raw!r}; expected <y, x> with two integers")
     values = []
     for name, digits in (("y", m.group(1)), ("x", m.group(2))):
-        value = _small_int(digits.lstrip("-").lstrip("0") or "0")
+        value = small_int(digits.lstrip("-").lstrip("0") or "0")
         if value is None or digits.startswith("-") or not COORD_MIN <= value <= COORD_MAX:
             shown = digits if len(digits) <= 12 else digits[:9] + "..."
             raise SubgoalParseError(text, f"coordinate {name}={shown} in {raw!r} is outside {COORD_MIN}..{COORD_MAX}")
