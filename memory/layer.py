@@ -21,6 +21,7 @@ from typing import Any
 
 from memory.access import NOT_A_READ, ReadTrace, StructuredAccess, gate_trace
 from memory.boundary import check_frame, check_text
+from memory.events import events_for
 from memory.frames import Frame
 from memory.records import EntityRecord
 from memory.refine import refine_every_point
@@ -142,6 +143,8 @@ class MemoryLayer:
         self._reground_order: tuple[Tool, ...] = tuple(sorted(self.tools, key=lambda t: t.reground_priority))
         self._specifier: Specifier = config.specifier or InstructionSpecifier()
         self.store = MemoryStore()
+        self._events = events_for(self.store)  # the shared event detectors (memory.events)
+        self._events_s = 0.0  # seconds in them, part of observe_s / reset_s
         self.spec: MemorySpec | None = None
         self._specs: dict[str, MemorySpec] = {}  # goal text -> specification, for tools_for and reset
         self.needs: frozenset[Need] = frozenset()
@@ -186,6 +189,7 @@ class MemoryLayer:
         for frame in demo_frames:
             check_frame(frame, "demo frame")
         self.store.reset()
+        self._events.reset()  # the tools attach this episode's detectors in their reset
         self._traces = []
         self._fed = {t.name: 0 for t in self.tools}
         self._frames = Counter()
@@ -254,6 +258,9 @@ class MemoryLayer:
             )
         self._last_step = frame.step
         self._frames[frame.source] += 1
+        t0 = time.perf_counter()
+        self._events.update(frame)  # each shared event detector sees each frame once, before the tools
+        self._events_s += time.perf_counter() - t0
         for tool in self._enabled:
             n = self._fed[tool.name]
             self._fed[tool.name] = n + 1
@@ -347,6 +354,7 @@ class MemoryLayer:
             "enabled_tools": [t.name for t in self._enabled],
             "tools": {t.name: t.diagnostics() for t in self.tools},
             "time_s": {k: round(v, 6) for k, v in self._time.items()},
+            "events_s": round(self._events_s, 6),
             "tool_time_s": {n: {k: round(v, 6) for k, v in d.items()} for n, d in self._tool_time.items()},
         }
 
