@@ -9,10 +9,9 @@ The pixel predicates it uses live in :mod:`memory.perception.blobs`.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
-
 import numpy as np
 
+from memory.events.tracking import BlobTrack, TrackConfig
 from memory.frames import Frame
 from memory.needs import Need
 from memory.perception.blobs import Blob, ColourThresholds, find_blobs
@@ -25,16 +24,6 @@ from memory.vocabulary import canonical_role, colour_of
 from subgoals.grammar import Point
 
 __all__ = ["ColourBlobTool"]
-
-
-@dataclass
-class _Track:
-    """Per-phrase evidence state between frames."""
-
-    streak: int = 0
-    misses: int = 0
-    lost: bool = False
-    last: tuple[float, float] | None = None
 
 
 @register_tool(order=10)
@@ -100,7 +89,7 @@ class ColourBlobTool(Tool):
         self.reground_radius = reground_radius
         self.thresholds = thresholds or ColourThresholds()
         self._watch: dict[str, str] = {}
-        self._tracks: dict[str, _Track] = {}
+        self._tracks: dict[str, BlobTrack] = {}
         self._frames_seen = 0
         self.perception = None  # None: the colour default (find_blobs, colour histograms)
         self._identity = None
@@ -121,7 +110,8 @@ class ColourBlobTool(Tool):
             colour = colour_of(phrase.split())
             if colour is not None and colour in self.thresholds.hue_windows:
                 self._watch[phrase] = colour
-        self._tracks = {phrase: _Track() for phrase in self._watch}
+        config = TrackConfig(max_jump=self.max_jump, confirm_frames=self.confirm_frames, lose_frames=self.lose_frames)
+        self._tracks = {phrase: BlobTrack(config) for phrase in self._watch}
         self._frames_seen = 0
         self._prototype = {}
         self._similarities = []
@@ -172,23 +162,12 @@ class ColourBlobTool(Tool):
         track = self._tracks[phrase]
         key = self.key(phrase)
         record = store.get(key)
-        if track.lost:
-            anchor = None  # lost for a while: accept the object wherever it reappears
-        else:
-            anchor = track.last or (record.position if isinstance(record, EntityRecord) else None)
-        if anchor is not None:
-            near = [b for b in blobs if b.distance(anchor) <= self.max_jump]
-            blob = min(near, key=lambda b: b.distance(anchor)) if near else None
-        else:
-            blob = blobs[0] if blobs else None
+        # lost for a while: the track accepts the object wherever it reappears
+        blob = track.associate(blobs, record.position if isinstance(record, EntityRecord) else None)
         source = Source.of_frame(frame.source)
 
         if blob is None:
-            track.streak = 0
-            track.misses += 1
-            if track.misses >= self.lose_frames:
-                track.last = None
-                track.lost = True
+            if track.miss():
                 if isinstance(record, EntityRecord) and record.status.readable:
                     store.update(
                         key,
@@ -198,13 +177,10 @@ class ColourBlobTool(Tool):
                     )
             return
 
-        track.misses = 0
-        track.lost = False
-        track.streak += 1
-        track.last = (blob.y, blob.x)
+        track.hit(blob)
         position = blob.point.as_tuple()
         if record is None:
-            status = EntityStatus.VERIFIED if track.streak >= self.confirm_frames else EntityStatus.CANDIDATE
+            status = EntityStatus.VERIFIED if track.confirmed else EntityStatus.CANDIDATE
             store.add(
                 key,
                 EntityRecord(
@@ -219,7 +195,7 @@ class ColourBlobTool(Tool):
             )
             return
         assert isinstance(record, EntityRecord)
-        confirmed = track.streak >= self.confirm_frames
+        confirmed = track.confirmed
         if record.status is EntityStatus.CANDIDATE:
             new_status = EntityStatus.VERIFIED if confirmed else EntityStatus.CANDIDATE
         elif record.status is EntityStatus.UNCERTAIN:

@@ -41,9 +41,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from memory.arm_view import panda_tcp, to_pixel
+from memory.count_gate import CountGate
+from memory.events import GRIPPER_LIVE, DescentConfig, DescentDetector, events_for
 from memory.frames import Frame
-from memory.signals import gripper_closed
 from memory.needs import Need
 from memory.records import EntityRecord, EntityStatus, ProgressRecord, Source
 from memory.spec import MemorySpec, ReadKind
@@ -116,8 +116,8 @@ class DemoHandledTool(Tool):
         self._still = 0
         self._video_frames = 0
         self.target: int = 1
-        self.count = 0
-        self._closed = False
+        self.picks = CountGate(self.target)
+        self._gripper = None
         self._away = 0
         self._lifted = False
         self._last_rgb: np.ndarray | None = None
@@ -128,6 +128,7 @@ class DemoHandledTool(Tool):
         self._grasp_done = False
         self._release: tuple[float, tuple[float, float]] | None = None
         self._release_done = False
+        self._descent: DescentDetector | None = None
         self._first_q: np.ndarray | None = None
         self._arm_moved = False
 
@@ -137,6 +138,21 @@ class DemoHandledTool(Tool):
         self.active = self.enabled_by(spec)
         # "pick up the same block ... three times"; without a count the goal asks for one pick
         self.target = spec.repetitions or 1
+        self.picks = CountGate(self.target)
+        if self.active:
+            hub = events_for(store)
+            self._gripper = hub.attach(GRIPPER_LIVE)
+            self._descent = hub.attach(self.descent_config)
+
+    @property
+    def descent_config(self) -> DescentConfig:
+        """The hand's stays at cube height in the video: the first is the grasp, the second the put-down."""
+        return DescentConfig(low_z=self.grasp_z, up_z=self.grasp_z, min_drop=1e-4)
+
+    @property
+    def count(self) -> int:
+        """Picks of the reference cube verified so far (the count gate's count)."""
+        return self.picks.count
 
     def _blobs(self, rgb: np.ndarray, colours=COLOUR_WORDS) -> list[Blob]:
         return [b for b in find_blobs(rgb, colours, min_area=self.min_area, max_area=self.max_area) if b.y > 20]
@@ -153,7 +169,7 @@ class DemoHandledTool(Tool):
         if frame.rgb is None:
             return
         self._video_frames += 1
-        self._watch_grasp(frame)
+        self._watch_grasp(frame, store)
         if self._phase == "slots":
             self._watch_slots(frame)
         elif self._phase == "follow":
@@ -213,27 +229,20 @@ class DemoHandledTool(Tool):
         # a neighbour the arm merely hid on its way is away for a few frames only
         self._decide_handled(frame.step, frame.rgb)
 
-    def _watch_grasp(self, frame: Frame) -> None:
+    def _watch_grasp(self, frame: Frame, store: MemoryStore) -> None:
         """The tool-centre point's first two stays below ``grasp_z``: the grasp, then the put-down.
-        Each keeps the pixel of its lowest point (the cube's centre under the closing fingers)."""
+        Each keeps the pixel of its lowest point (the cube's centre under the closing fingers);
+        the stays are the shared descent detector's (:mod:`memory.events.descent`)."""
         if self._release_done or frame.joint_state is None or len(frame.joint_state) < 7:
             return
         q = np.asarray(frame.joint_state, float)[:7]
         if self._first_q is None:
             self._first_q = q
         self._arm_moved = self._arm_moved or float(np.abs(q - self._first_q).max()) > 1e-3
-        tcp = panda_tcp(frame.joint_state)
-        z = float(tcp[2])
-        low = z < self.grasp_z
-        if not self._grasp_done:
-            if low and (self._grasp is None or z < self._grasp[0] - 1e-4):
-                self._grasp = (z, to_pixel(tcp))
-            elif not low and self._grasp is not None:
-                self._grasp_done = True  # the arm rose again: the grasp is over
-        elif low and (self._release is None or z < self._release[0] - 1e-4):
-            self._release = (z, to_pixel(tcp))
-        elif not low and self._release is not None:
-            self._release_done = True
+        events_for(store).events(frame, self.descent_config)
+        d = self._descent
+        self._grasp, self._release = d.nth(0), d.nth(1)
+        self._grasp_done, self._release_done = len(d.done) >= 1, len(d.done) >= 2
 
     def _grasped_slot(self, radius: float | None = None) -> int | None:
         if self._grasp is None or not self.slots:
@@ -319,13 +328,9 @@ class DemoHandledTool(Tool):
     def _live(self, frame: Frame, store: MemoryStore) -> None:
         if self.pos is None:
             return
-        was_closed = self._closed
-        command = gripper_closed(frame)
-        if command is not None:
-            self._closed = command
-        if was_closed and not self._closed:
+        if any(e.kind == "release" for e in events_for(store).events(frame, GRIPPER_LIVE)):
             if self._lifted:
-                self.count += 1
+                self.picks.add()
                 self.commit(store, COUNT_KEY, ProgressRecord(name="picks of the reference cube", count=self.count, target=self.target),
                             step=frame.step, reason="the cube left its place in a closed grip, then was released",
                             accepted=True)
@@ -336,7 +341,7 @@ class DemoHandledTool(Tool):
         self._last_rgb = frame.rgb
         blobs = self._blobs(frame.rgb, [self.colour])
         here = [b for b in blobs if b.distance(self.pos) <= self.present_px]
-        if self._closed:
+        if self._gripper.closed:
             # in a closed grip: is the cube still on its place? (it is not while carried)
             self._away = 0 if here else self._away + 1
             if self._away >= 2:
@@ -387,16 +392,17 @@ class DemoHandledTool(Tool):
         if sg is None:
             return None
         verb = sg.verb.lower()
-        if verb.startswith("press") and self.count < self.target:
+        verdict = self.picks.verdict(stops=verb.startswith("press"), continues=verb.startswith("pick"))
+        if verdict == "continue":
             rec = store.get(KEY)
             if self._last_rgb is None or not isinstance(rec, EntityRecord):
                 return None
             p = self.reground(rec, Frame(step=0, rgb=self._last_rgb))
             if p is None:
                 return None
-            nth = ordinal_word(min(self.count + 1, 10))
+            nth = ordinal_word(self.picks.next_ordinal())
             return f"pick up the correct cube at <{p.y}, {p.x}> for the {nth} time"
-        if verb.startswith("pick") and self.count >= self.target:
+        if verdict == "stop":
             buttons = layout_points(store, "button")
             if not buttons:
                 return None

@@ -41,8 +41,9 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import ndimage
 
+from memory.count_gate import CountGates
+from memory.events import GRIPPER_LIVE, events_for
 from memory.frames import Frame
-from memory.signals import gripper_closed
 from memory.needs import Need
 from memory.records import LayoutRecord, ProgressRecord
 from memory.spec import MemorySpec, ReadKind
@@ -116,11 +117,12 @@ class DepositCounter(Tool):
             if c is not None:
                 self.goal[c] = self.goal.get(c, 0) + int(n)
         self.active = self.enabled_by(spec)
-        self.deposited = dict.fromkeys(COLOUR_WORDS, 0)
+        self.tally = CountGates(self.goal, COLOUR_WORDS)
         self.bin: tuple[float, float] | None = None
         self._bin_seen: list[tuple[float, float]] = []
         self._live_frames = 0
-        self._closed = False
+        if self.active:
+            events_for(store).attach(GRIPPER_LIVE)
         self._spots: list[list] = []  # [colour, y, x, first step seen standing there]
         self._recent: list[tuple[int, list[Blob]]] = []  # (step, blobs) of the last rendered frames
         self._rest: list[tuple[Blob, int]] = []  # blobs of the last frame, with how many frames in a row they stood there
@@ -157,11 +159,8 @@ class DepositCounter(Tool):
     def observe(self, frame: Frame, store: MemoryStore) -> None:
         if not self.active or frame.source != "live":
             return
-        closed = gripper_closed(frame)
-        if closed is not None:
-            if self._closed and not closed:
-                self._on_release(frame.step)
-            self._closed = closed
+        if any(e.kind == "release" for e in events_for(store).events(frame, GRIPPER_LIVE)):
+            self._on_release(frame.step)
         if frame.rgb is None:
             return
         self._last_rgb = frame.rgb
@@ -234,7 +233,7 @@ class DepositCounter(Tool):
         if gone:
             c = min(gone, key=lambda b: b.distance(self.bin))
             self._release = None
-            self.deposited[c.colour] += 1
+            self.tally.add(c.colour)
             self._vanished = [(step, c)]
             self.log.append((step, c.colour))
             self._commit(c.colour, step, store, f"released at the bin; the {c.colour} cube held there vanished")
@@ -250,7 +249,7 @@ class DepositCounter(Tool):
                 continue
             if step > t and any(b.colour == c.colour and b.distance((c.y, c.x)) <= self.gone_px / 2
                                 and not self._standing_since(b, t - self.standing_age) for b in blobs):
-                self.deposited[c.colour] -= 1
+                self.tally.add(c.colour, -1)
                 self.taken_back += 1
                 self._commit(c.colour, step, store, f"the {c.colour} cube is back where it vanished: no deposit")
                 continue
@@ -263,9 +262,14 @@ class DepositCounter(Tool):
                                    target=self.goal.get(colour, 0)),
                     step=step, reason=reason, accepted=True)
 
+    @property
+    def deposited(self) -> dict[str, int]:
+        """Deposits verified so far per colour (the count gates' own dict)."""
+        return self.tally.counts
+
     # ------------------------------------------------------------------ gate
     def owed(self) -> list[str]:
-        return [c for c, n in self.goal.items() if self.deposited.get(c, 0) < n]
+        return self.tally.owed()
 
     def _pick_point(self, colour: str) -> tuple[int, int] | None:
         if self._last_rgb is None:
@@ -328,8 +332,7 @@ class DepositCounter(Tool):
         for c in owed:  # goal order
             point = self._pick_point(c)
             if point is not None:
-                k = self.deposited[c] + 1
-                return f"pick up the {ordinal_word(min(k, 10))} {c} cube at <{point[0]}, {point[1]}>"
+                return f"pick up the {ordinal_word(self.tally.next_ordinal(c))} {c} cube at <{point[0]}, {point[1]}>"
         return None
 
     def diagnostics(self) -> dict:

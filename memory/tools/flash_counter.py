@@ -41,11 +41,10 @@ pending flash).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
-import numpy as np
-from scipy import ndimage
-
+from memory.count_gate import CountGate
+from memory.events import FlashConfig, FlashDetector, Site, events_for
+from memory.events.flash import Flash, find_flashes, red_mask  # noqa: F401 (re-exported: the flash predicate lives with its detector)
 from memory.frames import Frame
 from memory.needs import Need
 from memory.records import LayoutRecord, ProgressRecord
@@ -53,92 +52,12 @@ from memory.spec import MemorySpec, ReadKind
 from memory.store import MemoryStore
 from memory.render_need import RenderNeed
 from memory.tools.base import Tool, register_tool
-from memory.perception.blobs import hsv
 from subgoals.grammar import ordinal_word, try_parse
 
 VISITS_KEY = "progress/target visits"
 TRIPS_KEY = "progress/round trips"
 SIDES = ("right", "left")
 _SIDE_PHRASE = re.compile(r"\b(right|left)-side (\w+)")
-_EIGHT = np.ones((3, 3), dtype=bool)
-
-
-@dataclass(frozen=True)
-class Flash:
-    """A flash-shaped red group in one frame: centroid, bounding-box size, hollowness."""
-
-    y: float
-    x: float
-    width: int
-    height: int
-    hollow: float
-
-    def distance(self, yx) -> float:
-        return float(np.hypot(self.y - yx[0], self.x - yx[1]))
-
-
-def red_mask(rgb: np.ndarray, max_hue_gap: float = 12.0, min_saturation: float = 0.75, min_value: int = 80) -> np.ndarray:
-    hue, sat, val = hsv(rgb)
-    near_red = (hue <= max_hue_gap) | (hue >= 360.0 - max_hue_gap)
-    return near_red & (sat >= min_saturation) & (val >= min_value)
-
-
-def find_flashes(rgb: np.ndarray, min_width: int = 10, max_width: int = 60, min_red: int = 25, min_white: int = 25,
-                 min_white_share: float = 0.08, min_rings: int = 1) -> list[Flash]:
-    """Lit target discs: red rings with white rings between them.
-
-    The red pixels are grouped (a small dilation joins concentric rings); a group is a flash when
-    it is wide enough and its closed interior
-    holds enough white (unsaturated, bright) pixels that are not red: the white rings of the disc.
-    A red cube is one solid red piece with nothing white inside. The centre is the centroid of the
-    white rings, which stays put when a carried object covers part of the red.
-    """
-    mask = red_mask(rgb)
-    if mask.sum() < min_red:
-        return []
-    _, sat, val = hsv(rgb)
-    white = (sat < 0.2) & (val > 170)
-    grouped = ndimage.binary_dilation(mask, structure=_EIGHT, iterations=2)
-    labels, n = ndimage.label(grouped, structure=_EIGHT)
-    out = []
-    for i, box in enumerate(ndimage.find_objects(labels), start=1):
-        if box is None:
-            continue
-        h, w = box[0].stop - box[0].start - 4, box[1].stop - box[1].start - 4  # undo the dilation
-        if not (min_width <= w <= max_width and min_width // 2 <= h <= max_width):
-            continue
-        red = mask[box] & (labels[box] == i)
-        if int(red.sum()) < min_red:
-            continue
-        pieces = ndimage.label(red, structure=_EIGHT)[0]
-        sizes = np.bincount(pieces.ravel())[1:]
-        if int((sizes >= 4).sum()) < min_rings:
-            continue
-        interior = ndimage.binary_fill_holes(ndimage.binary_closing(red, structure=_EIGHT, iterations=3))
-        inner_white = white[box] & interior & ~red
-        n_white = int(inner_white.sum())
-        share = n_white / max(int(interior.sum()), 1)
-        if n_white < min_white or share < min_white_share:
-            continue
-        wy, wx = np.nonzero(inner_white)
-        out.append(Flash(float(wy.mean() + box[0].start), float(wx.mean() + box[1].start), int(w), int(h), share))
-    return out
-
-
-@dataclass
-class _Site:
-    """A place where flashes were seen (a target disc)."""
-
-    y: float
-    x: float
-    last_lit: int | None = None  # last step a flash-shaped group was seen here
-    streak: list[int] = field(default_factory=list)  # steps of the current run of sightings
-    counted: bool = False  # the current lit period has been counted
-    visits: int = 0
-
-    @property
-    def point(self) -> tuple[int, int]:
-        return int(round(self.y)), int(round(self.x))
 
 
 @register_tool(order=40)
@@ -151,10 +70,8 @@ class FlashCounter(Tool):
 
     def __init__(self, still_px: float = 6.0, site_px: float = 10.0, relight_gap: int = 24,
                  frame_gap: int = 8, image_width: int = 256):
-        self.still_px = still_px
+        self.flash_config = FlashConfig(still_px=still_px, site_px=site_px, relight_gap=relight_gap, frame_gap=frame_gap)
         self.site_px = site_px
-        self.relight_gap = relight_gap
-        self.frame_gap = frame_gap
         self.image_width = image_width
         self.target: int | None = None
 
@@ -163,10 +80,8 @@ class FlashCounter(Tool):
         self.active = self.enabled_by(spec)
         self.target = spec.repetitions if self.active else None
         self.phrase = spec.watch[0] if spec.watch else None
-        self.sites: list[_Site] = []
+        self._flash: FlashDetector | None = events_for(store).attach(self.flash_config) if self.active else None
         self.events: list[tuple[int, int]] = []  # (step, site index)
-        self.rejected = 0
-        self._last_rgb_step: int | None = None
         self._latched: tuple | None = None
         self._gate_calls = 0
         self._rewrites = 0
@@ -177,12 +92,13 @@ class FlashCounter(Tool):
                       step=store.last_step or 0, reason=f"goal asks for {self.target} round trips")
 
     # ------------------------------------------------------------------ evidence
-    def _site_for(self, f: Flash) -> int | None:
-        if not self.sites:
-            return None
-        d = [f.distance((s.y, s.x)) for s in self.sites]
-        i = int(np.argmin(d))
-        return i if d[i] <= self.site_px else None
+    @property
+    def sites(self) -> list[Site]:
+        return [] if self._flash is None else self._flash.sites
+
+    @property
+    def rejected(self) -> int:
+        return 0 if self._flash is None else self._flash.rejected
 
     def side_of(self, index: int) -> str | None:
         """'right' or 'left' (robot frame) for a site; the camera mirrors: robot right = image left."""
@@ -197,48 +113,9 @@ class FlashCounter(Tool):
     def observe(self, frame: Frame, store: MemoryStore) -> None:
         if not self.active or frame.source != "live" or frame.rgb is None:
             return
-        step = frame.step
-        flashes = find_flashes(frame.rgb)
-        seen_sites: set[int] = set()
-        for f in flashes:
-            i = self._site_for(f)
-            if i is None:
-                self.sites.append(_Site(f.y, f.x))
-                i = len(self.sites) - 1
-            if i in seen_sites:
-                continue
-            seen_sites.add(i)
-            self._sighting(i, f, step, store)
-        for i, s in enumerate(self.sites):  # a site not lit now ends its run
-            if i not in seen_sites and s.streak and step - s.streak[-1] > self.frame_gap:
-                if len(s.streak) == 1 and not s.counted:
-                    self.rejected += 1  # lit in one frame only: not a verified flash
-                s.streak = []
-        self._last_rgb_step = step
-
-    def _sighting(self, i: int, f: Flash, step: int, store: MemoryStore) -> None:
-        s = self.sites[i]
-        previous_lit = s.last_lit
-        if s.streak and step - s.streak[-1] <= self.frame_gap and f.distance((s.y, s.x)) <= self.still_px:
-            s.streak.append(step)
-        else:
-            s.streak = [step]
-            # a new run: a new lit period only if the site was dark long enough (re-entry guard)
-            if previous_lit is not None and step - previous_lit < self.relight_gap:
-                pass  # the same lit period, seen again after an occlusion
-            else:
-                s.counted = False
-        s.last_lit = step
-        if len(s.streak) == 1:
-            # the first sighting fixes the site position (the flash disc lies exactly on the target)
-            s.y, s.x = 0.5 * (s.y + f.y), 0.5 * (s.x + f.x)
-            return
-        if s.counted:
-            return
-        s.counted = True
-        s.visits += 1
-        self.events.append((step, i))
-        self._commit(step, store, f"flash seen twice at {s.point} (ring shape, stationary)")
+        for e in events_for(store).events(frame, self.flash_config):
+            self.events.append((e.step, e.site))
+            self._commit(e.step, store, f"flash seen twice at {e.point} (ring shape, stationary)")
 
     def counts(self) -> tuple[int, int, str | None]:
         """(right-side visits, left-side visits, side of the last visit) from the verified events."""
@@ -275,10 +152,7 @@ class FlashCounter(Tool):
 
     def pending_site(self) -> int | None:
         """A site lit in the latest frame whose lit period is not counted yet (its second frame is awaited)."""
-        for i, s in enumerate(self.sites):
-            if s.streak and s.streak[-1] == self._last_rgb_step and not s.counted:
-                return i
-        return None
+        return None if self._flash is None else self._flash.pending()
 
     def expected(self) -> tuple[str, int] | None:
         """What comes next: ('right'|'left', round trip k) to visit, ('put', 0) to end; None if unknown."""
@@ -289,7 +163,7 @@ class FlashCounter(Tool):
             return ("right", 1)
         if last == "right":
             return ("left", max(right, 1))
-        if left < self.target:
+        if CountGate(self.target, left).owed:  # round trips still owed
             return ("right", left + 1)
         return ("put", 0)
 

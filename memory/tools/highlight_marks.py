@@ -37,7 +37,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from memory.frames import Frame
-from memory.signals import gripper_closed
+from memory.events import GRIPPER_LIVE, events_for
 from memory.needs import Need
 from memory.records import EntityRecord, EntityStatus, ProgressRecord, RelationRecord, Source
 from memory.spec import MemorySpec
@@ -141,6 +141,7 @@ class HighlightMarkTool(Tool):
         self._open = True
         self._quiet = 0
         self._closed = False
+        self._gripper = events_for(store).attach(GRIPPER_LIVE) if self.active else None
         self._armed = False
         self._last_read = None
         self._events = []
@@ -150,16 +151,15 @@ class HighlightMarkTool(Tool):
     def observe(self, frame: Frame, store: MemoryStore) -> None:
         if not self.active or frame.source != "live":
             return
-        closed_before = self._closed
-        command = gripper_closed(frame)
-        if command is not None:
-            self._closed = command
-        if not closed_before and self._closed:
-            self._armed = self._last_read is not None
-            for m in self._marks:
-                m.away = 0
-        if closed_before and not self._closed:
-            self._on_release(frame, store)
+        edges = events_for(store).events(frame, GRIPPER_LIVE)
+        self._closed = self._gripper.closed
+        for e in edges:
+            if e.kind == "grasp":
+                self._armed = self._last_read is not None
+                for m in self._marks:
+                    m.away = 0
+            else:
+                self._on_release(frame, store)
         if frame.rgb is None:
             return
         self._frames += 1

@@ -42,8 +42,8 @@ from __future__ import annotations
 
 
 import numpy as np
-from scipy import ndimage
 
+from memory.events import PassConfig, PassDetector, events_for
 from memory.frames import Frame
 from memory.needs import Need
 from memory.records import ProgressRecord
@@ -51,12 +51,11 @@ from memory.spec import MemorySpec, ReadKind
 from memory.store import MemoryStore
 from memory.render_need import RenderNeed
 from memory.tools.base import Tool, register_tool
-from memory.tools.scene_layout import layout_points, purple_blobs
+from memory.tools.scene_layout import layout_points
 from subgoals.grammar import try_parse
 
 KEY = "progress/passes"
 WAIT = "remain static"
-_EIGHT = np.ones((3, 3), dtype=bool)
 
 
 @register_tool(order=60)
@@ -72,29 +71,17 @@ class PassTimer(Tool):
                  cross_px: float = 10.0, past_px: float = 3.0, max_gap: int = 12, min_separation: int = 20):
         self.press_latency = press_latency
         self.release_within = release_within
-        self.still_threshold = still_threshold
-        self.diff_threshold = diff_threshold
-        self.min_area = min_area
-        self.max_area = max_area
-        self.max_jump = max_jump
+        self.pass_config = PassConfig(still_threshold=still_threshold, diff_threshold=diff_threshold, min_area=min_area,
+                                      max_area=max_area, max_jump=max_jump, cross_px=cross_px, past_px=past_px,
+                                      max_gap=max_gap, min_separation=min_separation)
         self.cross_px = cross_px
-        self.past_px = past_px
-        self.max_gap = max_gap
-        self.min_separation = min_separation
         self.k: int | None = None
 
     # ------------------------------------------------------------------ episode
     def reset(self, spec: MemorySpec, store: MemoryStore) -> None:
         self.active = self.enabled_by(spec)
         self.k = spec.ordinal if self.active else None
-        self.target: tuple[float, float] | None = None
-        self._target_seen: list[tuple[float, float]] = []
-        self._bg: np.ndarray | None = None
-        self._prev: np.ndarray | None = None
-        self._still: np.ndarray | None = None
-        self._track: list[tuple[int, float, float, int]] = []  # (step, y, x, area)
-        self.arrivals: list[float] = []
-        self._pending: tuple[float, np.ndarray] | None = None  # (arrival step, direction) of a pass not yet beyond
+        self._passes: PassDetector | None = events_for(store).attach(self.pass_config) if self.active else None
         self._out: list[tuple[int, float]] = []  # (step, distance) sightings moving away since the last arrival
         self.turns: list[float] = []
         self._last_step = 0
@@ -108,67 +95,30 @@ class PassTimer(Tool):
                       step=store.last_step or 0, reason=f"goal asks for the arrival number {self.k}")
 
     # ------------------------------------------------------------------ evidence
-    def _read_target(self, rgb: np.ndarray) -> None:
-        blobs = purple_blobs(rgb)
-        if not blobs:
-            return
-        y, x, _ = max(blobs, key=lambda b: b[2])
-        if any(np.hypot(y - py, x - px) <= 3 for py, px in self._target_seen):
-            self.target = (y, x)
-        self._target_seen.append((y, x))
+    @property
+    def target(self) -> tuple[float, float] | None:
+        """The target disc's centre (the pass detector's reading)."""
+        return None if self._passes is None else self._passes.target
 
-    def _update_background(self, rgb: np.ndarray) -> None:
-        """The background takes the current value of every pixel that stayed still for two frames."""
-        img = rgb.astype(np.int16)
-        if self._bg is None:
-            self._bg, self._prev, self._still = img.copy(), img, np.ones(img.shape[:2], dtype=bool)
-            return
-        still = np.abs(img - self._prev).max(axis=-1) < self.still_threshold
-        settled = still & self._still
-        self._bg[settled] = img[settled]
-        self._prev, self._still = img, still
-
-    def _find_object(self, rgb: np.ndarray) -> tuple[float, float, int] | None:
-        if self._bg is None:
-            return None
-        diff = np.abs(rgb.astype(np.int16) - self._bg).max(axis=-1) > self.diff_threshold
-        diff = ndimage.binary_opening(diff, structure=_EIGHT)
-        labels, n = ndimage.label(diff, structure=_EIGHT)
-        if n == 0:
-            return None
-        idx = np.arange(1, n + 1)
-        areas = ndimage.sum_labels(diff, labels, idx)
-        centres = ndimage.center_of_mass(diff, labels, idx)
-        comps = [(float(cy), float(cx), int(a)) for a, (cy, cx) in zip(areas, centres)
-                 if self.min_area <= a <= self.max_area]
-        if not comps:
-            return None
-        if self._track and self._last_step - self._track[-1][0] <= 2 * self.max_gap:
-            _, py, px, _ = self._track[-1]
-            near = [c for c in comps if np.hypot(c[0] - py, c[1] - px) <= self.max_jump]
-            if near:
-                return min(near, key=lambda c: np.hypot(c[0] - py, c[1] - px))
-        # (re)acquisition: the component nearest to the target
-        return min(comps, key=lambda c: np.hypot(c[0] - self.target[0], c[1] - self.target[1]))
+    @property
+    def arrivals(self) -> list[float]:
+        """The verified arrival steps (interpolated), in order."""
+        return [] if self._passes is None else self._passes.arrivals
 
     def observe(self, frame: Frame, store: MemoryStore) -> None:
         if not self.active or frame.source != "live" or frame.rgb is None:
             return
         step = frame.step
         self._last_step = step
-        if self.target is None:
-            self._read_target(frame.rgb)
-        if self.target is None:
-            self._update_background(frame.rgb)
-            return
-        obj = self._find_object(frame.rgb)
-        self._update_background(frame.rgb)
+        for e in events_for(store).events(frame, self.pass_config):
+            self._out = [(e.time, 0.0)]
+            self.commit(store, KEY, ProgressRecord(name="passes", count=len(self.arrivals), ordinal=self.k, target=self.k),
+                        step=e.step, reason=f"object seen crossing the target and beyond it; arrival at step {e.time:.1f}",
+                        accepted=True)
+        obj = self._passes.sighting
         if obj is None:
             return
         y, x, area = obj
-        if self._track:
-            self._crossing(self._track[-1], (step, y, x, area), store)
-        self._track = (self._track + [(step, y, x, area)])[-64:]
         d = float(np.hypot(y - self.target[0], x - self.target[1]))
         if not self.arrivals or len(self.turns) >= len(self.arrivals):
             return
@@ -180,50 +130,6 @@ class PassTimer(Tool):
             ts, ds = zip(*self._out)
             t_out = float(np.interp(d, ds, ts))
             self.turns.append(0.5 * (t_out + step))
-
-    def _crossing(self, a: tuple, b: tuple, store: MemoryStore) -> None:
-        (t0, y0, x0, a0), (t1, y1, x1, a1) = a, b
-        p1, T = np.array([y1, x1]), np.array(self.target)
-        if self._pending is not None:
-            # a pass seen reaching the target: verified once the object is beyond it
-            t, direction = self._pending
-            if float((p1 - T) @ direction) >= self.past_px:
-                self._pending = None
-                self._count(t, t1, store)
-                return
-            if t1 - t > 3 * self.max_gap:
-                self._pending = None  # it never went on: not a verified pass
-            return
-        if t1 - t0 > self.max_gap or max(a0, a1) > 3 * min(a0, a1):
-            return
-        p0 = np.array([y0, x0])
-        seg = p1 - p0
-        L2 = float(seg @ seg)
-        if L2 < 1.0:
-            return
-        lam = float((T - p0) @ seg) / L2
-        if not 0.0 < lam <= 1.0:
-            return
-        closest = p0 + lam * seg
-        if float(np.hypot(*(closest - T))) > self.cross_px:
-            return
-        t = t0 + lam * (t1 - t0)
-        if self.arrivals and t - self.arrivals[-1] < self.min_separation:
-            return
-        direction = seg / np.sqrt(L2)
-        if float((p1 - T) @ direction) >= self.past_px:
-            self._count(t, t1, store)
-        else:
-            self._pending = (t, direction)
-
-    def _count(self, t: float, step: int, store: MemoryStore) -> None:
-        if self.arrivals and t - self.arrivals[-1] < self.min_separation:
-            return
-        self.arrivals.append(t)
-        self._out = [(t, 0.0)]
-        self.commit(store, KEY, ProgressRecord(name="passes", count=len(self.arrivals), ordinal=self.k, target=self.k),
-                    step=step, reason=f"object seen crossing the target and beyond it; arrival at step {t:.1f}",
-                    accepted=True)
 
     # ------------------------------------------------------------------ timing
     def period(self) -> float | None:

@@ -38,6 +38,7 @@ import re
 import numpy as np
 from scipy import ndimage
 
+from memory.events import DescentConfig, events_for
 from memory.frames import Frame
 from memory.needs import Need
 from memory.records import EntityRecord, EntityStatus, Source, TrajectoryRecord
@@ -88,11 +89,12 @@ class PegReader(Tool):
     WINDOW = 14  # half-size of the search window around the grasp point (px)
     SAME = 30.0  # mean summed |RGB| difference under which a live bar is "back in place"
     FLASH_PX = 250  # a red region this large is the box flashing (a bar's red end is under 120 px)
+    DESCENT = DescentConfig(low_z=LOW_Z, up_z=UP_Z)  # the first descent is the grasp (its lowest point)
 
     def reset(self, spec: MemorySpec, store: MemoryStore) -> None:
         self.active = self.enabled_by(spec)
         self._rgb0: np.ndarray | None = None
-        self._grasp: tuple[int, np.ndarray] | None = None  # (step, tcp) at the lowest point of the first descent
+        self._descent = events_for(store).attach(self.DESCENT) if self.active else None
         self._lifted = False
         self._kept: np.ndarray | None = None
         self._up_frames = 0
@@ -124,16 +126,14 @@ class PegReader(Tool):
             return
         rgb = frame.rgb
         tcp = panda_tcp(frame.joint_state)
+        descents = events_for(store).events(frame, self.DESCENT)  # the first frame is the home pose, high
         if self._rgb0 is None:
             self._rgb0 = rgb
             self._kept = np.zeros(rgb.shape[:2], int)
             return
         self._tcp.append((frame.step, tcp))
         if not self._lifted:
-            if tcp[2] < self.LOW_Z and (self._grasp is None or tcp[2] <= self._grasp[1][2]):
-                self._grasp = (frame.step, tcp)
-            elif self._grasp is not None and tcp[2] > self.UP_Z:
-                self._lifted = True
+            self._lifted = bool(descents)  # the hand up again after its first descent: the grasp is over
             return
         if self._flash_step is not None:
             return
@@ -146,10 +146,10 @@ class PegReader(Tool):
 
     def _finish(self, store: MemoryStore, step: int) -> None:
         self._done = True
-        if self._grasp is None or not self._lifted or self._up_frames < 5 or self._kept is None:
+        if not self._lifted or self._up_frames < 5 or self._kept is None:
             self.why = "no grasp-and-lift seen in the video"
             return
-        gy, gx = to_pixel(self._grasp[1])
+        gy, gx = self._descent.done[0].point
         self.grasp_px = (int(round(gy)), int(round(gx)))
         # the bar's first-frame place: pixels that stayed changed after the lift, around the grasp point
         kept = self._kept >= self.KEPT * self._up_frames

@@ -20,8 +20,9 @@ its point) does not flicker from one query to the next.
 from __future__ import annotations
 
 
+from memory.count_gate import CountGate
+from memory.events import GRIPPER_LIVE, events_for
 from memory.frames import Frame
-from memory.signals import gripper_closed
 from memory.needs import Need
 from memory.records import ProgressRecord
 from memory.spec import MemorySpec, ReadKind
@@ -54,9 +55,10 @@ class RepetitionCounter(Tool):
         self.target = spec.repetitions if self.active else None
         self.phrase = spec.watch[0] if spec.watch else None
         self.colour = colour_of(self.phrase.split()) if self.phrase else None
-        self._closed = False
         self._pending: int | None = None  # frames left to verify a release
-        self.count = 0
+        self.counter = CountGate(self.target or 0)
+        if self.target:
+            events_for(store).attach(GRIPPER_LIVE)
         self.rejected = 0
         self._last_rgb = None
         self._left_target = True  # the object starts wherever it was put, not on a counted place
@@ -83,11 +85,8 @@ class RepetitionCounter(Tool):
             return
         if frame.rgb is not None:
             self._last_rgb = frame.rgb
-        closed = gripper_closed(frame)
-        if closed is not None:
-            if self._closed and not closed:
-                self._pending = self.verify_within
-            self._closed = closed
+        if any(e.kind == "release" for e in events_for(store).events(frame, GRIPPER_LIVE)):
+            self._pending = self.verify_within
         if frame.rgb is None:
             return
         where = self._where(frame.rgb, store)
@@ -97,7 +96,7 @@ class RepetitionCounter(Tool):
             return
         if where == "on" and self._left_target:
             self._left_target = False
-            self.count += 1
+            self.counter.add()
             self._pending = None
             self.commit(store, KEY, ProgressRecord(name="repetitions", count=self.count, target=self.target),
                         step=frame.step, reason="release seen and the object rests on the target", accepted=True)
@@ -106,6 +105,11 @@ class RepetitionCounter(Tool):
         if self._pending <= 0:
             self._pending = None
             self.rejected += 1
+
+    @property
+    def count(self) -> int:
+        """Repetitions verified so far (the count gate's count)."""
+        return self.counter.count
 
     def _object_point(self) -> tuple[int, int] | None:
         if self._last_rgb is None or self.colour is None:
@@ -123,15 +127,16 @@ class RepetitionCounter(Tool):
         if sg is None:
             return None
         verb = sg.verb.lower()
-        nxt = min(self.count + 1, 10)
-        if verb.startswith("press") and self.count < self.target:
+        verdict = self.counter.verdict(stops=verb.startswith("press"), continues=verb.startswith("pick"))
+        nxt = self.counter.next_ordinal()
+        if verdict == "continue":
             if not layout_points(store, "target"):
                 return None  # no target disc to have counted places on: no evidence either way
             p = self._object_point()
             if p is None:
                 return None
             return f"pick up the {self.phrase} at <{p[0]}, {p[1]}> for the {ordinal_word(nxt)} time"
-        if verb.startswith("pick") and self.count >= self.target:
+        if verdict == "stop":
             buttons = layout_points(store, "button")
             if not buttons:
                 return None
