@@ -234,7 +234,8 @@ def test_pass_detected_with_its_arrival_time():
 
 
 def test_object_stopping_on_the_target_has_not_passed_it():
-    path = [None, None, None] + [min(128.0, 128 + 3 * (s - 52)) for s in range(12, 100, 4)]
+    # it stops 2 px past the centre: it reached the target (inside past_px) but never went beyond
+    path = [None, None, None] + [min(130.0, 128 + 3 * (s - 52)) for s in range(12, 100, 4)]
     det, out = _slide(path)
     assert out == [] and det.arrivals == []
 
@@ -345,3 +346,25 @@ def test_count_gates_per_kind_in_goal_order():
     assert gates.reached and gates.gate("blue").reached
     gates.add("green", -1)
     assert gates.owed() == ["green"]
+
+
+def test_the_layer_feeds_the_hub_before_the_tools():
+    """Through the layer: the episode's detectors are attached at reset and fed once per frame."""
+    from memory.layer import MemoryConfig, MemoryLayer
+    from memory.tools.highlight_marks import HighlightMarkTool
+    from memory.tools.repetition_counter import RepetitionCounter
+
+    rep = RepetitionCounter()
+    layer = MemoryLayer(MemoryConfig(), [rep, HighlightMarkTool()])
+    layer.reset("pick up the green cube and place it on the target, repeating this action twice, then press the button", [])
+    assert rep.active
+    hub = events_for(layer.store)
+    det = hub.detector(GRIPPER_LIVE)
+    calls = []
+    update = det.update
+    det.update = lambda frame: calls.append(frame.step) or update(frame)
+    for step, command in enumerate([CLOSED, OPEN, OPEN]):
+        layer.observe(_grip(step, command))
+    assert calls == [0, 1, 2] and rep._pending == rep.verify_within
+    layer.reset("pick up the green cube", [])  # an episode without counting: no gripper detector left
+    assert GRIPPER_LIVE not in hub._detectors
