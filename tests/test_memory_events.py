@@ -23,6 +23,9 @@ from memory.events import (
     find_flashes,
 )
 from memory.events import descent as descent_module
+from memory.events import dwell as dwell_module
+from memory.events import press as press_module
+from memory.events import DwellConfig, PressConfig
 from memory.events.tracking import BlobTrack, TrackConfig
 from memory.frames import Frame
 from memory.perception.blobs import Blob
@@ -292,6 +295,63 @@ def test_descent_hysteresis_and_frame_filter(fake_kinematics):
     steps = [f.step for f in frames if hub.events(f, config)]
     assert steps == [6]  # up at 0.05 and 0.08 is inside the band: the hand is not up yet
     assert det.done[0].tcp[2] == 0.02
+
+
+# --------------------------------------------------------------------------- dwell / place, press
+
+
+def _scene(step: int, cube=None, q=None, button=(150, 100)) -> Frame:
+    rgb = _table()
+    yy, xx = np.mgrid[:256, :256]
+    rgb[np.hypot(yy - button[0], xx - button[1]) <= 6] = (128, 128, 128)  # the button's gray cap
+    if cube is not None:
+        y, x = cube
+        rgb[y - 5: y + 5, x - 5: x + 5] = (20, 30, 200)  # the blue cube
+    return Frame(step=step, rgb=rgb, joint_state=q, source="video")
+
+
+@pytest.fixture
+def fake_arm(monkeypatch):
+    """The joint reading's first three entries are the tool-centre point; pixel = 100 x (x, y)."""
+    for module in (dwell_module, press_module):
+        monkeypatch.setattr(module, "panda_tcp", lambda q: np.asarray(q[:3], float))
+        monkeypatch.setattr(module, "to_pixel", lambda p: (float(p[0]) * 100, float(p[1]) * 100))
+
+
+def test_a_place_is_a_stay_away_from_the_last_one(fake_arm):
+    hub = EventHub()
+    config = DwellConfig(colour="blue", dwell_frames=4)
+    det = hub.attach(config)
+    path = [(100, 60)] * 6 + [(100, 80), (100, 100)] + [(100, 120)] * 6 + [(100, 125)] * 5 + [(100, 140)] + [(100, 160)] * 5
+    out = []
+    for i, p in enumerate(path):
+        out += hub.events(_scene(2 * i, p), config)
+    # the start is no place; 120 and 125 are one rest (5 px apart, within moved_px); 160 is a new one
+    assert [(e.kind, e.step) for e in out] == [("place", 16), ("place", 40)]
+    assert out[0].point == pytest.approx((99.5, 119.5)) and det.pos == pytest.approx((99.5, 159.5))
+
+
+def test_a_stay_held_up_in_the_air_is_no_place(fake_arm):
+    hub = EventHub()
+    config = DwellConfig(colour="blue", dwell_frames=4, max_jump=80.0)
+    up = np.array([1.0, 1.2, 0.2, 0, 0, 0, 0])  # the hand 20 cm up, right over the cube at (100, 120)
+    away = np.array([0.2, 0.2, 0.2, 0, 0, 0, 0])
+    frames = [_scene(2 * i, (100, 60), away) for i in range(6)] + [_scene(20 + 2 * i, (100, 120), up) for i in range(6)]
+    out = [e for f in frames for e in hub.events(f, config)]
+    assert [(e.kind, e.step) for e in out] == [("hold", 20)]
+
+
+def test_a_press_is_the_hand_down_at_the_button_long_enough(fake_arm):
+    hub = EventHub()
+    config = PressConfig(press_kin_frames=3)
+    det = hub.attach(config)
+    high, down = np.array([1.5, 1.0, 0.2, 0, 0, 0, 0]), np.array([1.5, 1.0, 0.03, 0, 0, 0, 0])
+    elsewhere = np.array([0.5, 0.5, 0.03, 0, 0, 0, 0])  # low, but not at the button
+    qs = [high, down, down, high, elsewhere, elsewhere, elsewhere, high, down, down, down, down, high]
+    out = [e for i, q in enumerate(qs) for e in hub.events(_scene(2 * i, None, q), config)]
+    assert det.button == pytest.approx((150, 100), abs=1)
+    assert [(e.kind, e.step, e.time) for e in out] == [("press", 24, 16.0)]  # two frames down is a graze
+    assert det.visits == [(4, 16, 24)]
 
 
 # --------------------------------------------------------------------------- tracker

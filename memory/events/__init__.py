@@ -15,10 +15,14 @@ Detectors and their readers:
 * :class:`DescentDetector` (``descent``, the hand's stay at the table, with its lowest point;
   :mod:`memory.events.descent`): the grasp and put-down of the demonstration in demo_handled, and
   the peg reader's grasp.
+* :class:`DwellDetector` (``place``, ``hold``: the carried object at rest; :mod:`memory.events.dwell`)
+  and :class:`PressDetector` (``press``: the hand down at the button; :mod:`memory.events.press`):
+  demo_places.
 
-Not (yet) here: the dwell / place and the button press of demo_places, and the low-travel
-integration of the manner reader, which read their own mixtures of pixels and kinematics; they are
-the next candidates. The counting decision the counters share is :mod:`memory.count_gate`.
+Not here: demo_places' pixel fallback for a press (the arm's pixels over the button while the
+object rests on a target: it needs the tool's own places), and the manner reader's low-travel and
+carry integration (sums over the whole video, not events). The counting decision the counters
+share is :mod:`memory.count_gate`.
 
 Tracking (the colour-blob ``_Track`` and the cover tracker) is deliberately not one shared tracker
 here; see :mod:`memory.events.tracking` for why, and why not ``supervision``'s ByteTrack.
@@ -26,9 +30,11 @@ here; see :mod:`memory.events.tracking` for why, and why not ``supervision``'s B
 
 from memory.events.base import Detector, DetectorConfig, Event, EventHub, EventKind, events_for
 from memory.events.descent import DescentConfig, DescentDetector
+from memory.events.dwell import DwellConfig, DwellDetector
 from memory.events.flash import Flash, FlashConfig, FlashDetector, Site, find_flashes
 from memory.events.gripper import GRIPPER_LIVE, GripperConfig, GripperEdges
 from memory.events.passes import PassConfig, PassDetector
+from memory.events.press import PressConfig, PressDetector
 
 __all__ = [
     "GRIPPER_LIVE",
@@ -36,6 +42,8 @@ __all__ = [
     "DescentDetector",
     "Detector",
     "DetectorConfig",
+    "DwellConfig",
+    "DwellDetector",
     "Event",
     "EventHub",
     "EventKind",
@@ -46,6 +54,8 @@ __all__ = [
     "GripperEdges",
     "PassConfig",
     "PassDetector",
+    "PressConfig",
+    "PressDetector",
     "Site",
     "events_for",
     "find_flashes",

@@ -30,7 +30,7 @@ from memory.store import MemoryStore
 
 __all__ = ["Detector", "DetectorConfig", "Event", "EventHub", "EventKind", "events_for"]
 
-EventKind = Literal["grasp", "release", "flash", "pass", "descent"]
+EventKind = Literal["grasp", "release", "flash", "pass", "descent", "place", "hold", "press"]
 
 
 @dataclass(frozen=True)
@@ -38,7 +38,8 @@ class Event:
     """Something that happened at one step, as one detector saw it.
 
     Attributes:
-        kind: what happened (``grasp``, ``release``, ``flash``, ``pass``, ``descent``).
+        kind: what happened (``grasp``, ``release``, ``flash``, ``pass``, ``descent``, ``place``,
+            ``hold``, ``press``).
         step: the step of the frame on which the detector verified it.
         source: the frames it was seen in (``video`` or ``live``).
         point: where, in image coordinates ``(y, x)``, if the event has a place.

@@ -48,17 +48,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from memory.arm_view import panda_tcp, to_pixel
+from memory.events import DwellConfig, DwellDetector, PressConfig, PressDetector, events_for
+from memory.events.dwell import held_aloft
 from memory.frames import Frame
-from memory.signals import gripper_width
 from memory.needs import Need
 from memory.records import EntityRecord, EntityStatus, ProgressRecord, Source
 from memory.spec import MemorySpec
 from memory.store import MemoryStore
 from memory.render_need import RenderNeed
 from memory.tools.base import Tool, register_tool
-from memory.perception.blobs import bare_table, find_blobs, hsv
-from memory.tools.scene_layout import disc_pieces, gray_blobs, is_purple, purple_mask
+from memory.perception.blobs import bare_table, hsv
+from memory.tools.scene_layout import disc_pieces, is_purple, purple_mask
 from memory.vocabulary import colour_of, reference_binding
 from subgoals.grammar import COORD_MAX, Point
 
@@ -152,17 +152,10 @@ class DemoPlacesTool(Tool):
         self.colour: str | None = None
         self.ordinal: int | None = None
         self.anchor = None
-        self._pos: tuple[float, float] | None = None
-        self._anchor_pos: tuple[float, float] | None = None
-        self._dwell_start = 0
-        self._dwell_len = 0
-        self._dwell_aloft = False
-        self._registered: int | None = None
-        self._last_dwell: tuple[float, float] | None = None
-        self._first_dwell = True
+        self._pos: tuple[float, float] | None = None  # the carried object (the dwell detector's)
+        self._dwells: DwellDetector | None = None
+        self._hand: PressDetector | None = None
         self.places: list[Place] = []
-        self._first_rgb: np.ndarray | None = None
-        self._button: tuple[float, float] | None = None
         self._visit_start: int | None = None
         self._visit_len = 0
         self._visits: list[tuple[int, int, int]] = []
@@ -172,9 +165,6 @@ class DemoPlacesTool(Tool):
         self._new: list[tuple[float, float, int]] = []
         self._video_frames = 0
         self._last_q: np.ndarray | None = None
-        self._kin_start: int | None = None
-        self._kin_len = 0
-        self._kin_visits: list[tuple[int, int, int]] = []
         self._done = False
         self._answer: tuple[int, int] | None = None
         self._why = ""
@@ -188,6 +178,13 @@ class DemoPlacesTool(Tool):
         self.ordinal = spec.ordinal
         self.anchor = spec.anchor
         self.active = self.enabled_by(spec)
+        if self.active:
+            hub = events_for(store)
+            self._dwells = hub.attach(DwellConfig(colour=self.colour, max_jump=self.max_jump, dwell_px=self.dwell_px,
+                                                  dwell_frames=self.dwell_frames, moved_px=self.moved_px,
+                                                  open_width=self.open_width, aloft_z=self.aloft_z, hand_px=self.hand_px))
+            self._hand = hub.attach(PressConfig(press_z=self.press_z, button_px=self.button_px,
+                                                press_kin_frames=self.press_kin_frames))
 
     # ------------------------------------------------------------------ frames
     def observe(self, frame: Frame, store: MemoryStore) -> None:
@@ -204,15 +201,11 @@ class DemoPlacesTool(Tool):
         arm_still = q is None or self._last_q is None or float(np.abs(q - self._last_q).max()) < self.still_rad
         self._last_q = q
         self._follow_targets(frame.rgb, arm_still)
-        blobs = [b for b in find_blobs(frame.rgb, [self.colour], min_area=12) if b.y > 20]
-        if self._pos is None:
-            blob = blobs[0] if blobs else None
-        else:
-            near = [b for b in blobs if b.distance(self._pos) <= self.max_jump]
-            blob = min(near, key=lambda b: b.distance(self._pos)) if near else None
-        if blob is not None:
-            self._pos = (blob.y, blob.x)
-            self._dwell(frame.step, gripper_width(frame), self._held_aloft(q))
+        hub = events_for(store)
+        for e in hub.events(frame, self._dwells.config):
+            self._place(e)
+        self._pos = self._dwells.pos
+        hub.events(frame, self._hand.config)
         self._press(frame)
 
     def _follow_targets(self, rgb: np.ndarray, arm_still: bool = True) -> None:
@@ -304,66 +297,30 @@ class DemoPlacesTool(Tool):
         return sum(int((hit & side).sum() >= min_px) for side in (dy < -abs(dx), dy > abs(dx), dx < -abs(dy), dx > abs(dy)))
 
     def _held_aloft(self, q: np.ndarray | None) -> bool:
-        """The hand holds the object up: the tool-centre point (from the joint angles) above
-        ``aloft_z`` and projecting within ``hand_px`` of the object. The demonstration pauses with the
-        object lifted above its next place; that stillness is not a place."""
-        if q is None or self._pos is None:
-            return False
-        tcp = panda_tcp(q)
-        py, px = to_pixel(tcp)
-        return float(tcp[2]) > self.aloft_z and np.hypot(py - self._pos[0], px - self._pos[1]) <= self.hand_px
+        """The hand holds the object up (:func:`memory.events.dwell.held_aloft` at the object's place)."""
+        return held_aloft(q, self._pos, self.aloft_z, self.hand_px)
 
-    def _dwell(self, step: int, width: float | None, aloft: bool = False) -> None:
-        p = self._pos
-        if self._anchor_pos is None or np.hypot(p[0] - self._anchor_pos[0], p[1] - self._anchor_pos[1]) > self.dwell_px:
-            self._anchor_pos, self._dwell_start, self._dwell_len = p, step, 1
-            self._dwell_aloft = aloft
+    def _place(self, e) -> None:
+        """A stay of the object the dwell detector registered: held up in the air, or a place."""
+        if e.kind == "hold":
+            self._events.append(f"{e.step}: held still in the air at {_point(e.point)}")
             return
-        self._dwell_len += 1
-        if self._dwell_len < self.dwell_frames or self._registered == self._dwell_start:
-            return
-        if width is not None and width < self.open_width:
-            return  # still in the hand (held still in the air, or not let go yet)
-        self._registered = self._dwell_start
-        if self._dwell_aloft:
-            self._events.append(f"{self._dwell_start}: held still in the air at {_point(p)}")
-            return
-        if self._first_dwell:  # where the object starts: no place
-            self._first_dwell = False
-            self._last_dwell = p
-            return
-        if self._last_dwell is not None and np.hypot(p[0] - self._last_dwell[0], p[1] - self._last_dwell[1]) <= self.moved_px:
-            return  # the same rest, interrupted (an arm passing in front)
-        self._last_dwell = p
+        p = e.point
         target = self._target_under(p)
-        self.places.append(Place(self._dwell_start, p, target))
-        self._events.append(f"{self._dwell_start}: placed at {_point(p)}" + (f" on target {target}" if target is not None else " on bare table"))
+        self.places.append(Place(e.step, p, target))
+        self._events.append(f"{e.step}: placed at {_point(p)}" + (f" on target {target}" if target is not None else " on bare table"))
 
     def _press(self, frame: Frame) -> None:
         """The arm at the button: neutral pixels that were not there in the first frame cover the
         button's spot (``arm_px`` of them within ``button_px``) while the object rests. The longest
         such visit of the video is its press (the arm passing by on its way is a short visit)."""
         rgb = frame.rgb
-        if self._first_rgb is None:
-            self._first_rgb = rgb
-            buttons = sorted(gray_blobs(rgb), key=lambda b: -b[2])
-            self._button = (buttons[0][0], buttons[0][1]) if buttons else None
+        hand = self._hand
+        # the first frame is the reference (and where the button is found); the robot's own joint
+        # angles, the hand down at the button, are the press detector's (memory.events.press)
+        if hand.first_step == frame.step or hand.button is None:
             return
-        if self._button is None:
-            return
-        if frame.joint_state is not None and len(frame.joint_state) >= 7:
-            # the robot's own joint angles: the hand down at the button (tool-centre point within
-            # ``button_px`` of it, below ``press_z``); the arm passes the button only high up
-            tcp = panda_tcp(frame.joint_state)
-            py, px = to_pixel(tcp)
-            down = float(tcp[2]) < self.press_z and np.hypot(py - self._button[0], px - self._button[1]) <= self.button_px
-            if down:
-                self._kin_start = frame.step if self._kin_start is None else self._kin_start
-                self._kin_len += 1
-            else:
-                if self._kin_start is not None and self._kin_len >= self.press_kin_frames:
-                    self._kin_visits.append((self._kin_len, self._kin_start, frame.step))
-                self._kin_start, self._kin_len = None, 0
+        self._button, self._first_rgb = hand.button, hand.first_rgb
         y, x = int(round(self._button[0])), int(round(self._button[1]))
         r = int(self.button_px)
         y0, y1, x0, x1 = max(0, y - r), y + r + 1, max(0, x - r), x + r + 1
@@ -377,7 +334,7 @@ class DemoPlacesTool(Tool):
         # the press comes while the object is parked on a target (the arm is free); before the first
         # place the arm only passes the button on its way to the object
         last = self.places[-1] if self.places else None
-        resting = (self._dwell_len >= 2 and last is not None and last.target is not None and self._pos is not None
+        resting = (self._dwells.dwell_len >= 2 and last is not None and last.target is not None and self._pos is not None
                    and np.hypot(self._pos[0] - last.pos[0], self._pos[1] - last.pos[1]) <= self.moved_px)
         if at_button and resting:
             if self._visit_start is None:
@@ -390,7 +347,8 @@ class DemoPlacesTool(Tool):
 
     @property
     def presses(self) -> list[int]:
-        visits = self._kin_visits or self._visits  # the hand's own path first, the pixels otherwise
+        kin = self._hand.visits if self._hand is not None else []
+        visits = kin or self._visits  # the hand's own path first, the pixels otherwise
         if not visits:
             return []
         n, a, b = max(visits)
