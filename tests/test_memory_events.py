@@ -82,6 +82,7 @@ def test_hub_feeds_each_detector_once_per_frame_and_shares_equal_configs():
     assert _Counting.calls == 2 and a.seen == [3] and b.seen == [3]
     hub.events(Frame(step=4), _CountingConfig("x"))  # no layer: the first reader feeds the frame
     assert a.seen == [3, 4] and b.seen == [3, 4]
+    assert {"detector": "_Counting", "name": "y"} in hub.configs()
     a.seen.append(99)
     assert hub.attach(_CountingConfig("x")) is a and a.seen == []  # a new episode starts it afresh
     hub.reset()

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import weakref
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import ClassVar, Literal
 
 from memory.frames import Frame, FrameSource
@@ -115,6 +115,11 @@ class EventHub:
         """The episode's detector for ``config`` (attached on first request)."""
         det = self._detectors.get(config)
         return det if det is not None else self.attach(config)
+
+    def configs(self) -> list[dict]:
+        """The attached detectors' thresholds, JSON-ready (``{"detector": class name, **fields}``),
+        for a run's record of what its events meant."""
+        return [{"detector": type(d).__name__, **asdict(c)} for c, d in self._detectors.items()]
 
     def update(self, frame: Frame) -> None:
         """Feed ``frame`` to every detector that has not seen it yet."""
