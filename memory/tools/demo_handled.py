@@ -400,7 +400,7 @@ class DemoHandledTool(Tool):
             p = self.reground(rec, Frame(step=0, rgb=self._last_rgb))
             if p is None:
                 return None
-            nth = ordinal_word(self.picks.next_ordinal())
+            nth = ordinal_word(min(self.count + 1, 10))
             return f"pick up the correct cube at <{p.y}, {p.x}> for the {nth} time"
         if verdict == "stop":
             buttons = layout_points(store, "button")

@@ -332,7 +332,8 @@ class DepositCounter(Tool):
         for c in owed:  # goal order
             point = self._pick_point(c)
             if point is not None:
-                return f"pick up the {ordinal_word(self.tally.next_ordinal(c))} {c} cube at <{point[0]}, {point[1]}>"
+                k = self.deposited[c] + 1
+                return f"pick up the {ordinal_word(min(k, 10))} {c} cube at <{point[0]}, {point[1]}>"
         return None
 
     def diagnostics(self) -> dict:
