@@ -128,7 +128,7 @@ def run(cfg: ExperimentConfig, unit_fn: UnitFn | str | None = None, *, argv: lis
 
 def print_summary(rows: list[dict]) -> None:
     """Print the per-task success table (one column per condition) and the status counts."""
-    from experiments.report import condition_order, task_table
+    from experiments.report_sections import condition_order, task_table
 
     if not rows:
         print("no episodes")
