@@ -9,7 +9,8 @@ A result section of the README is a block between two markers::
 ``name`` is a directory under ``benchmarks/results/`` (written by ``python -m experiments.publish``:
 the run's ``config.json`` and its rows, all from one clean commit), ``section`` one of
 :data:`SECTIONS`. Optional ``conditions=a,b,c`` keeps only those conditions, ``split=val`` only that
-split's rows. ``python -m experiments.report --readme README.md`` rewrites every block from the
+split's rows. ``section=rewording baseline=OTHER`` compares ``name``'s rows with the same episodes of
+``OTHER`` (the same arm with the template goals; both must come from one commit). ``python -m experiments.report --readme README.md`` rewrites every block from the
 results; ``python -m experiments.report --check README.md`` exits 1 naming each block that differs
 (the default test suite runs it, so a hand-edited or stale number fails CI).
 """
@@ -23,6 +24,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from experiments.publish import PUBLISHED, check_publishable
+from experiments.report_sections import (
+    ablation_matrix,
+    history_audit_section,
+    md_table,
+    memory_section,
+    paired_section,
+    pct,
+    suite_table,
+    task_order,
+    task_table,
+)
 from experiments.results import read_rows
 
 _BLOCK = re.compile(r"(<!-- results (?P<args>[^>]*?) -->\n)(?P<body>.*?)(<!-- /results -->)", re.DOTALL)
@@ -35,18 +47,21 @@ class Block:
     section: str
     conditions: tuple[str, ...] | None = None
     split: str | None = None
+    baseline: str | None = None
 
     @classmethod
     def parse(cls, args: str) -> "Block":
         kv = dict(_ARG.findall(args))
-        unknown = set(kv) - {"name", "section", "conditions", "split"}
+        unknown = set(kv) - {"name", "section", "conditions", "split", "baseline"}
         if unknown or "name" not in kv or "section" not in kv:
             raise ValueError(f"bad results marker arguments {args!r} (need name= and section=; "
-                             f"optional conditions=, split=)")
+                             f"optional conditions=, split=, baseline=)")
+        if (kv["section"] == "rewording") != ("baseline" in kv):
+            raise ValueError(f"bad results marker arguments {args!r}: section=rewording and baseline= go together")
         if kv["section"] not in SECTIONS:
             raise ValueError(f"unknown results section {kv['section']!r} (known: {', '.join(SECTIONS)})")
         conds = tuple(kv["conditions"].split(",")) if "conditions" in kv else None
-        return cls(kv["name"], kv["section"], conds, kv.get("split"))
+        return cls(kv["name"], kv["section"], conds, kv.get("split"), kv.get("baseline"))
 
 
 def _table_only(md: str) -> str:
@@ -55,45 +70,31 @@ def _table_only(md: str) -> str:
 
 
 def _tasks(rows):
-    from experiments.report import task_table
-
     return task_table(rows)[0]
 
 
 def _suites(rows):
-    from experiments.report import suite_table
-
     return suite_table(rows)[0]
 
 
 def _paired(rows):
-    from experiments.report import paired_section
-
     return _table_only(paired_section(rows)[0].split("## Ablations")[0])
 
 
 def _ablations(rows):
-    from experiments.report import ablation_matrix
-
     return _table_only(ablation_matrix(rows)[0])
 
 
 def _audit(rows):
-    from experiments.report import history_audit_section
-
     return _table_only(history_audit_section(rows)[0])
 
 
 def _memory(rows):
-    from experiments.report import memory_section
-
     return _table_only(memory_section(rows)[0])
 
 
 def _splits(rows):
     """Per split and task: episodes, success, errors, and how many reset moved to a retry offset."""
-    from experiments.report import md_table, pct, task_order
-
     body = []
     for split in sorted({r["split"] for r in rows}):
         for cond in sorted({r["condition"] for r in rows}):
@@ -111,6 +112,24 @@ def _splits(rows):
     return md_table(["split", "condition", "task", "episodes", "success %", "errors", "retry offset > 0"], body)
 
 
+def _rewording(rows, baseline):
+    """Per task: the arm's success with reworded goals against the same episodes with template goals."""
+    key = lambda r: (r["task"], r["condition"], r["episode"], r["seed"])  # noqa: E731
+    base = {key(r): r for r in baseline}
+    body, tot = [], [0, 0, 0, 0]
+    for cond in sorted({r["condition"] for r in rows}):
+        for t in task_order(rows):
+            pairs = [(base[key(r)], r) for r in rows if r["task"] == t and r["condition"] == cond and key(r) in base]
+            pairs = [(b, r) for b, r in pairs if "error" not in (b.get("status"), r.get("status"))]
+            a, w = sum(bool(b["success"]) for b, _ in pairs), sum(bool(r["success"]) for _, r in pairs)
+            flips = sum(bool(b["success"]) != bool(r["success"]) for b, r in pairs)
+            body.append([cond, t, len(pairs), a, w, f"{w / a:.2f}" if a else "–", flips])
+            tot = [tot[0] + len(pairs), tot[1] + a, tot[2] + w, tot[3] + flips]
+    body.append(["", "**all**", tot[0], tot[1], tot[2], f"{tot[2] / tot[1]:.2f}" if tot[1] else "–", tot[3]])
+    return md_table(["condition", "task", "episodes", "template successes", "reworded successes",
+                     "reworded ÷ template", "episodes whose outcome differs"], body)
+
+
 SECTIONS: dict[str, Callable] = {
     "tasks": _tasks,
     "suites": _suites,
@@ -119,6 +138,7 @@ SECTIONS: dict[str, Callable] = {
     "audit": _audit,
     "memory": _memory,
     "splits": _splits,
+    "rewording": _rewording,
 }
 
 
@@ -135,9 +155,21 @@ def render_block(block: Block, root: Path = PUBLISHED) -> str:
         rows = [r for r in rows if r["condition"] in block.conditions]
     if not rows:
         raise ValueError(f"results {block.name!r}: no rows for split={block.split} conditions={block.conditions}")
-    table = SECTIONS[block.section](rows)
+    source = f"`benchmarks/results/{block.name}`"
+    if block.baseline:
+        baseline = read_rows(root / block.baseline, warn=False)
+        if not baseline:
+            raise ValueError(f"results {block.baseline!r}: no rows under {root / block.baseline}")
+        other = check_publishable(baseline)
+        if other != commit:
+            raise ValueError(f"results {block.name!r} ran at {commit[:10]} but its baseline {block.baseline!r} at "
+                             f"{other[:10]}: a comparison must come from one commit")
+        table = SECTIONS[block.section](rows, baseline)
+        source += f" against `benchmarks/results/{block.baseline}`"
+    else:
+        table = SECTIONS[block.section](rows)
     seeds = sorted({int(r["seed"]) for r in rows})
-    note = (f"_Generated from `benchmarks/results/{block.name}` ({len(rows)} episodes, seeds "
+    note = (f"_Generated from {source} ({len(rows)} episodes, seeds "
             f"{' '.join(map(str, seeds))}) at commit `{commit[:10]}` by `python -m experiments.report --readme README.md`._")
     return f"{note}\n\n{table}\n"
 

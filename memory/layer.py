@@ -304,7 +304,7 @@ class MemoryLayer:
             if kind is not None and not self.config.agent_decided_access and not self.spec.allows(kind):
                 continue
             t1 = time.perf_counter()
-            gated = tool.gate(text, self.store)
+            gated = tool.gated(text, self.store)  # the gate's edit, applied
             self._tool_time[tool.name]["gate_s"] += time.perf_counter() - t1
             if gated is not None and gated != text:
                 traces.append(gate_trace(frame.step, tool.name, proposed, text, gated, kind))

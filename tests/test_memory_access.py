@@ -16,6 +16,7 @@ from memory.records import EntityRecord, EntityStatus, ProgressRecord, Source
 from memory.spec import MemorySpec, ReadKind, specify
 from memory.store import MemoryStore
 from memory.tools.base import Tool
+from subgoals.edits import SetOrdinal
 from subgoals.grammar import Point, parse_subgoal
 
 COVER_GOAL = "watch the video carefully, then pick up the container hiding the green cube"
@@ -292,7 +293,7 @@ class OrdinalGate(Tool):
     def gate(self, proposed, store):
         count = store.get("progress:reps").count
         if "for the first time" in proposed and count >= 1:
-            return proposed.replace("for the first time", "for the second time")
+            return SetOrdinal(2)
         return None
 
 

@@ -116,22 +116,22 @@ def test_flash_gate_swings_again_or_puts_down(swing):
             step += 30 if rgb is dark else 4
             tool.observe(_frame(step, rgb), store)
     put = "put the red cube on the table"
-    swing_again = tool.gate(put, store)
+    swing_again = tool.gated(put, store)
     assert swing_again is not None and swing_again.startswith("move to the top of the right-side target at <")
     assert swing_again.endswith("for the second time")
-    assert tool.gate("move to the top of the right-side target at <100, 60> for the second time", store) is None
+    assert tool.gated("move to the top of the right-side target at <100, 60> for the second time", store) is None
     for side in ("right", "left"):
         for rgb in (dark, lit[side], lit[side]):
             step += 30 if rgb is dark else 4
             tool.observe(_frame(step, rgb), store)
     assert store.get("progress/round trips").count == 2
-    assert tool.gate("move to the top of the right-side target at <100, 60> for the third time", store) == put
-    assert tool.gate(put, store) is None
+    assert tool.gated("move to the top of the right-side target at <100, 60> for the third time", store) == put
+    assert tool.gated(put, store) is None
     # a flash awaiting its second frame: hold over the target that just lit, decide nothing
     step += 30
     tool.observe(_frame(step, dark), store)
     tool.observe(_frame(step + 30, lit["right"]), store)
-    held = tool.gate(put, store)
+    held = tool.gated(put, store)
     assert held is not None and held.startswith("move to the top of the right-side target")
 
 
@@ -139,7 +139,7 @@ def test_flash_counter_stays_idle_on_other_goals():
     tool, store = _swing_counter("pick up the green cube and place it on the target, repeating this action three times, "
                                  "then press the button to stop")
     assert not tool.active
-    assert tool.gate("put the green cube on the table", store) is None
+    assert tool.gated("put the green cube on the table", store) is None
 
 
 def test_spec_reads_swing_counts():
@@ -205,7 +205,7 @@ def test_deposit_counted_from_release_and_vanishing(binfill):
     assert store.get("progress/deposited red cube").count == 0
     tool.observe(_frame(105, None, OPEN), store)  # the release (an unrendered step)
     # while the release is being verified, a decision waits: the empty gripper stays over the bin
-    assert tool.gate("press the button at <66, 131>", store).startswith("put it into the bin at <")
+    assert tool.gated("press the button at <66, 131>", store).startswith("put it into the bin at <")
     tool.observe(_frame(108, binfill["gone"], OPEN), store)
     assert store.get("progress/deposited red cube").count == 1
     assert store.get("progress/deposited green cube").count == 0
@@ -228,14 +228,14 @@ def test_deposit_gate_picks_what_is_owed_then_presses(binfill):
     tool, store = _bin_counter(binfill["goal"], binfill["first"])
     store.add("layout/button/0", LayoutRecord(role="button", label="button", position=(66, 131)), step=8, reason="test")
     # nothing in the bin yet: pressing is too early, the first owed colour (goal order) is red
-    out = tool.gate("press the button at <66, 131>", store)
+    out = tool.gated("press the button at <66, 131>", store)
     assert out is not None and out.startswith("pick up the first red cube at <")
-    assert tool.gate("pick up the first green cube at <113, 68>", store) is None  # owed: kept
+    assert tool.gated("pick up the first green cube at <113, 68>", store) is None  # owed: kept
     tool.deposited.update(red=2, green=1)
-    assert tool.gate("pick up the third red cube at <120, 100>", store) == "press the button at <66, 131>"
-    assert tool.gate("press the button at <66, 131>", store) is None
+    assert tool.gated("pick up the third red cube at <120, 100>", store) == "press the button at <66, 131>"
+    assert tool.gated("press the button at <66, 131>", store) is None
     tool.deposited.update(red=2, green=0)
-    out = tool.gate("pick up the third red cube at <120, 100>", store)
+    out = tool.gated("pick up the third red cube at <120, 100>", store)
     assert out is not None and out.startswith("pick up the first green cube at <")
 
 
@@ -261,7 +261,7 @@ def test_pass_timer_counts_and_times_arrivals():
         if step % 4 == 0:
             tool.observe(_frame(step, env.front_frame(), CLOSED), store)
         if step % 16 == 0:
-            decisions[step] = tool.gate("press the button to stop the cube on the target at <90, 120>", store)
+            decisions[step] = tool.gated("press the button to stop the cube on the target at <90, 120>", store)
     env.close()
     assert len(tool.arrivals) == 2
     assert np.allclose(tool.arrivals, L.arrivals[:2], atol=2.0)

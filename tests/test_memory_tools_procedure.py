@@ -94,13 +94,13 @@ def test_manner_gate_turns_a_wrong_draw_into_the_demonstrated_first_step(move_cu
     tool = MannerReader()
     store = _feed(tool, move_cube["goal2"], move_cube["demo"], move_cube["live"])
     for wrong in ("pick up the cube at <100, 100>", "close the gripper and push the cube at <100, 100> to the target at <90, 90>"):
-        out = tool.gate(wrong, store)
+        out = tool.gated(wrong, store)
         assert out is not None and proposal_manner(out) == ("tool_push", True), out
         # grounded on the peg's tail (the end nearer the robot) in the current view
         assert _nearest(t, _point(out), [move_cube["tail"], move_cube["head"], move_cube["cube"]]) is move_cube["tail"]
-        assert tool.gate(wrong, store) == out  # latched
-    assert tool.gate("pick up the peg at <90, 80>", store) is None
-    assert tool.gate("hook the cube at <1, 2> to the target at <3, 4> with the peg", store) is None
+        assert tool.gated(wrong, store) == out  # latched
+    assert tool.gated("pick up the peg at <90, 80>", store) is None
+    assert tool.gated("hook the cube at <1, 2> to the target at <3, 4> with the peg", store) is None
 
 
 def test_manner_evidence_gate_withholds_an_unfinished_demonstration(move_cube):
@@ -108,17 +108,17 @@ def test_manner_evidence_gate_withholds_an_unfinished_demonstration(move_cube):
     tool = MannerReader()
     store = _feed(tool, move_cube["goal"], demo[: len(demo) // 2], move_cube["live"])
     assert tool.manner is None and store.get(MANNER_KEY) is None, tool.diagnostics()
-    assert tool.gate("pick up the cube at <100, 100>", store) is None  # abstains
+    assert tool.gated("pick up the cube at <100, 100>", store) is None  # abstains
     # and without a video at all there is nothing to read
     tool = MannerReader()
     store = _feed(tool, move_cube["goal"], [], move_cube["live"])
-    assert store.get(MANNER_KEY) is None and tool.gate("pick up the cube at <100, 100>", store) is None
+    assert store.get(MANNER_KEY) is None and tool.gated("pick up the cube at <100, 100>", store) is None
 
 
 def test_manner_reader_stays_off_for_other_goals(move_cube):
     tool = MannerReader()
     store = _feed(tool, "pick up the red cube and place it on the target", move_cube["demo"][:20], move_cube["live"])
-    assert tool.gate("pick up the cube at <100, 100>", store) is None and store.get(MANNER_KEY) is None
+    assert tool.gated("pick up the cube at <100, 100>", store) is None and store.get(MANNER_KEY) is None
 
 
 # --------------------------------------------------------------------------- InsertPeg
@@ -173,19 +173,19 @@ def test_peg_gate_fills_the_pick_and_the_side(insert_peg):
     other = "left" if truth["side"] == "right" else "right"
     for link in insert_peg["links"]:
         y, x = (int(v) for v in t.project(t.pos_of(link)))
-        out = tool.gate(f"pick up the peg at <{y}, {x}> by grasping the far end", store)
+        out = tool.gated(f"pick up the peg at <{y}, {x}> by grasping the far end", store)
         got = out or f"pick up the peg at <{y}, {x}> by grasping the far end"
         assert _nearest(t, _point(got), insert_peg["links"]) is insert_peg["grasp"], (link.name, out)
         assert f"the {truth['end_word']} end" in got
-    assert tool.gate(f"insert the peg from the {other} side", store) == f"insert the peg from the {truth['side']} side"
-    assert tool.gate(f"insert the peg from the {truth['side']} side", store) is None
+    assert tool.gated(f"insert the peg from the {other} side", store) == f"insert the peg from the {truth['side']} side"
+    assert tool.gated(f"insert the peg from the {truth['side']} side", store) is None
 
 
 def test_peg_gate_abstains_when_the_bar_is_not_back_in_place(insert_peg):
     tool = PegReader()
     store = _feed(tool, insert_peg["goal"], insert_peg["demo"], insert_peg["mid"])  # "live" view with the bar lifted
     assert store.get(ENTITY_KEY) is not None
-    assert tool.gate("pick up the peg at <100, 100> by grasping the far end", store) is None
+    assert tool.gated("pick up the peg at <100, 100> by grasping the far end", store) is None
     assert tool.abstained == 1
 
 
@@ -194,7 +194,7 @@ def test_peg_evidence_gate_needs_the_accepted_insertion(insert_peg):
     tool = PegReader()
     store = _feed(tool, insert_peg["goal"], demo[: len(demo) * 2 // 3], insert_peg["live"])  # no flash yet
     assert store.get(ENTITY_KEY) is None and store.get(TRAJ_KEY) is None, tool.diagnostics()
-    assert tool.gate("insert the peg from the left side", store) is None
+    assert tool.gated("insert the peg from the left side", store) is None
 
 
 # --------------------------------------------------------------------------- whole episodes

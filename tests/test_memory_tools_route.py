@@ -105,10 +105,10 @@ def test_cue_route_is_parsed_from_the_demonstration(pattern):
 def test_gate_fills_the_next_direction_and_leaves_other_subgoals(pattern):
     tool, store = _reader(pattern["goal"], pattern["video"], pattern["first"])
     first = pattern["truth"]["directions"][0]
-    assert tool.gate("move backward-right", store) == f"move {first}"
-    assert tool.gate(f"move {first}", store) == f"move {first}"
-    assert tool.gate("move to the nearest left target by circling around the stick clockwise", store) is None
-    assert tool.gate("pick up the cube at <10, 20>", store) is None
+    assert tool.gated("move backward-right", store) == f"move {first}"
+    assert tool.gated(f"move {first}", store) == f"move {first}"
+    assert tool.gated("move to the nearest left target by circling around the stick clockwise", store) is None
+    assert tool.gated("pick up the cube at <10, 20>", store) is None
 
 
 def test_progress_advances_on_the_expected_cue_only(pattern):
@@ -119,27 +119,27 @@ def test_progress_advances_on_the_expected_cue_only(pattern):
     assert tool.index == 0  # the start node stays lit: no progress
     tool.observe(Frame(step=step + 8, rgb=pattern["lit"]["next"], source="live"), store)
     assert tool.index == 1 and store.get(KEY).index == 1
-    assert tool.gate("move forward", store) == f"move {dirs[1]}"
+    assert tool.gated("move forward", store) == f"move {dirs[1]}"
 
     tool, store = _reader(pattern["goal"], pattern["video"], pattern["first"])
     tool.observe(Frame(step=step + 4, rgb=pattern["lit"]["wrong"], source="live"), store)
     assert not tool.lost  # one sighting is not enough
     tool.observe(Frame(step=step + 8, rgb=pattern["lit"]["wrong"], source="live"), store)
     assert tool.lost and tool.index == 0
-    assert tool.gate("move forward", store) is None  # position on the route unknown: abstain
+    assert tool.gated("move forward", store) is None  # position on the route unknown: abstain
 
 
 def test_no_lit_start_node_means_no_route(pattern):
     # a first live frame without the start cue: the first segment is unknown, nothing is committed
     tool, store = _reader(pattern["goal"], pattern["video"], (pattern["first"][0], pattern["video"][0][1]))
     assert not tool.verified and store.get(KEY) is None
-    assert tool.gate("move forward", store) is None
+    assert tool.gated("move forward", store) is None
 
 
 def test_route_reader_is_idle_without_a_route_goal(pattern):
     tool, store = _reader("pick up the green cube", pattern["video"], pattern["first"])
     assert tool.kind is None and store.get(KEY) is None
-    assert tool.gate("move forward", store) is None
+    assert tool.gated("move forward", store) is None
 
 
 # --------------------------------------------------------------------------- RouteStick
@@ -166,9 +166,9 @@ def test_arc_route_is_parsed_with_sides_and_senses(weave):
     assert tuple(weave["probes"][0].answer) == truth
     side, sense = truth[0].split()
     other = "right" if side == "left" else "left"
-    assert (tool.gate(f"move to the nearest {other} target by circling around the stick counterclockwise", store)
+    assert (tool.gated(f"move to the nearest {other} target by circling around the stick counterclockwise", store)
             == f"move to the nearest {side} target by circling around the stick {sense}")
-    assert tool.gate("move forward", store) is None  # one direction word: not this route's slot shape
+    assert tool.gated("move forward", store) is None  # one direction word: not this route's slot shape
 
 
 def test_arc_progress_follows_the_tip(weave):
@@ -178,7 +178,7 @@ def test_arc_progress_follows_the_tip(weave):
     for k, (_, rgb, q) in enumerate(weave["video"]):
         tool.observe(Frame(step=step + 1 + k, rgb=rgb, joint_state=q, source="live"), store)
     assert tool.index == len(tool.segments)
-    assert tool.gate("move to the nearest left target by circling around the stick clockwise", store) is None
+    assert tool.gated("move to the nearest left target by circling around the stick clockwise", store) is None
 
 
 # --------------------------------------------------------------------------- whole episodes

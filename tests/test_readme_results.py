@@ -82,3 +82,24 @@ def test_a_bad_marker_is_named(tmp_path):
     readme.write_text("<!-- results name=demo section=nonsense -->\n<!-- /results -->\n")
     with pytest.raises(ValueError, match="nonsense"):
         check_readme(readme, tmp_path)
+
+
+def test_a_rewording_block_pairs_episodes_and_refuses_two_commits(tmp_path):
+    results = tmp_path / "results"
+    template = [_row(condition="memory", episode=e, success=True) for e in range(4)]
+    reworded = [_row(condition="memory", episode=e, success=e != 2) for e in range(4)]
+    publish(_run_dir(tmp_path / "t", template), "tmpl", dest_root=results)
+    publish(_run_dir(tmp_path / "w", reworded), "rew", dest_root=results)
+    readme = tmp_path / "README.md"
+    readme.write_text("<!-- results name=rew section=rewording baseline=tmpl -->\n<!-- /results -->\n")
+    write_readme(readme, results)
+    text = readme.read_text()
+    assert "| memory | PickXtimes | 4 | 4 | 3 | 0.75 | 1 |" in text and "against `benchmarks/results/tmpl`" in text
+    publish(_run_dir(tmp_path / "o", [dict(r, code_commit="b" * 40) for r in template], commit="b" * 40), "other",
+            dest_root=results)
+    readme.write_text("<!-- results name=rew section=rewording baseline=other -->\n<!-- /results -->\n")
+    with pytest.raises(ValueError, match="one commit"):
+        write_readme(readme, results)
+    readme.write_text("<!-- results name=rew section=rewording -->\n<!-- /results -->\n")
+    with pytest.raises(ValueError, match="go together"):
+        write_readme(readme, results)

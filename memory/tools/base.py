@@ -9,7 +9,10 @@ feeds the tool, and the optional hooks when a proposal is revised:
 * ``reground(entity, frame)``: find a recalled entity in the current view;
 * ``gate(proposed, store)``: rewrite a symbolic slot (a count, an ordinal, a route word)
   of the proposal from progress or trajectory state. A tool that gates declares
-  ``gate_kind`` so that the goal's permissions and the ablation switches apply to it.
+  ``gate_kind`` so that the goal's permissions and the ablation switches apply to it. The
+  gate returns a typed edit (:mod:`subgoals.edits`: a slot edit, or a sentence built with
+  :mod:`subgoals.phrases` when the action changes) that the layer applies; the memory never
+  writes a subgoal sentence itself.
 
 Why gates on evidence: a tool writes only what its evidence gate accepts
 (:meth:`Tool.commit`); a rejected observation changes nothing. That is the difference
@@ -29,6 +32,7 @@ from memory.records import EntityRecord, Record
 from memory.render_need import DEFAULT_RENDER, RenderNeed
 from memory.spec import MemorySpec, ReadKind
 from memory.store import Edit, MemoryStore
+from subgoals.edits import SubgoalEdit
 from subgoals.grammar import Point
 
 __all__ = ["REGISTERED_TOOLS", "Tool", "register_tool"]
@@ -87,11 +91,22 @@ class Tool(ABC):
         """Locate ``entity`` in ``frame``; ``None`` (the default) means this tool cannot."""
         return None
 
-    def gate(self, proposed: str, store: MemoryStore) -> str | None:
-        """Return a rewritten subgoal, or ``None`` to leave ``proposed`` alone (the default)."""
+    def gate(self, proposed: str, store: MemoryStore) -> SubgoalEdit | None:
+        """Return the edit to make to ``proposed`` (:mod:`subgoals.edits`), or ``None`` to leave it
+        alone (the default). The layer applies it: ``edit.apply(proposed)``."""
         return None
 
-    def latched(self, key: tuple, decide: Callable[[], str | None]) -> tuple[str | None, bool]:
+    def gated(self, proposed: str, store: MemoryStore) -> str | None:
+        """The subgoal :meth:`gate` makes of ``proposed`` (its edit applied), or ``None`` if it leaves
+        it alone. The layer calls this; a gate that returns anything but an edit is a TypeError."""
+        edit = self.gate(proposed, store)
+        if edit is None:
+            return None
+        if not isinstance(edit, SubgoalEdit):
+            raise TypeError(f"{self.name}.gate returned {edit!r}; a gate returns a subgoals.edits.SubgoalEdit or None")
+        return edit.apply(proposed)
+
+    def latched(self, key: tuple, decide: Callable[[], SubgoalEdit | None]) -> tuple[SubgoalEdit | None, bool]:
         """``decide()`` once per ``key`` (the proposal and the tool state its answer depends on), then
         the same answer while the key holds, so the executed subgoal does not flicker while the arm
         moves. Returns ``(answer, fresh)``; the tool resets ``self._latched = None`` per episode."""

@@ -54,7 +54,9 @@ from memory.perception.blobs import Blob, bare_table, colour_mask, find_blobs
 from memory.tools.cover_binding import local_centre
 from memory.tools.scene_layout import layout_points
 from memory.vocabulary import COLOUR_WORDS, reference_binding
-from subgoals.grammar import Point, ordinal_word, try_parse
+from subgoals import phrases
+from subgoals.edits import Replace, SubgoalEdit
+from subgoals.grammar import Point, try_parse
 
 __all__ = ["DemoHandledTool"]
 
@@ -382,12 +384,12 @@ class DemoHandledTool(Tool):
         return b.point
 
     # ------------------------------------------------------------------ gate
-    def gate(self, proposed: str, store: MemoryStore) -> str | None:
+    def gate(self, proposed: str, store: MemoryStore) -> SubgoalEdit | None:
         if not self.active or store.get(KEY) is None:
             return None
         return self.latched((proposed, self.count), lambda: self._decide(proposed, store))[0]
 
-    def _decide(self, proposed: str, store: MemoryStore) -> str | None:
+    def _decide(self, proposed: str, store: MemoryStore) -> SubgoalEdit | None:
         sg = try_parse(proposed)
         if sg is None:
             return None
@@ -400,14 +402,12 @@ class DemoHandledTool(Tool):
             p = self.reground(rec, Frame(step=0, rgb=self._last_rgb))
             if p is None:
                 return None
-            nth = ordinal_word(min(self.count + 1, 10))
-            return f"pick up the correct cube at <{p.y}, {p.x}> for the {nth} time"
+            return Replace(phrases.pick("correct cube", p, time=min(self.count + 1, 10)))
         if verdict == "stop":
             buttons = layout_points(store, "button")
             if not buttons:
                 return None
-            y, x = buttons[0]
-            return f"press the button at <{y}, {x}> to finish"
+            return Replace(phrases.press(buttons[0], purpose="finish"))
         return None
 
     def diagnostics(self) -> dict:

@@ -53,7 +53,9 @@ from memory.tools.base import Tool, register_tool
 from memory.perception.blobs import Blob, find_blobs
 from memory.tools.scene_layout import layout_points
 from memory.vocabulary import COLOUR_WORDS, colour_of
-from subgoals.grammar import ordinal_word, try_parse
+from subgoals import phrases
+from subgoals.edits import Replace, SubgoalEdit
+from subgoals.grammar import try_parse
 
 BIN_KEY = "layout/bin"
 _EIGHT = np.ones((3, 3), dtype=bool)
@@ -287,7 +289,7 @@ class DepositCounter(Tool):
         b = min(blobs, key=lambda b: (since(b), -b.area))
         return b.point.y, b.point.x
 
-    def gate(self, proposed: str, store: MemoryStore) -> str | None:
+    def gate(self, proposed: str, store: MemoryStore) -> SubgoalEdit | None:
         if not self.active:
             return None
         self._gate_calls += 1
@@ -297,7 +299,7 @@ class DepositCounter(Tool):
             self._rewrites += 1
         return out
 
-    def _decide(self, proposed: str, store: MemoryStore) -> str | None:
+    def _decide(self, proposed: str, store: MemoryStore) -> SubgoalEdit | None:
         sg = try_parse(proposed)
         if sg is None:
             return None
@@ -311,7 +313,7 @@ class DepositCounter(Tool):
             # gripper is empty and open over the bin, and "put it into the bin" there does nothing
             if self.bin is None:
                 return None
-            return f"put it into the bin at <{int(round(self.bin[0]))}, {int(round(self.bin[1]))}>"
+            return Replace(phrases.put_into((int(round(self.bin[0])), int(round(self.bin[1])))))
         owed = self.owed()
         if not owed:
             if is_press:
@@ -319,8 +321,7 @@ class DepositCounter(Tool):
             buttons = layout_points(store, "button")
             if not buttons:
                 return None
-            y, x = buttons[0]
-            return f"press the button at <{y}, {x}>"
+            return Replace(phrases.press(buttons[0]))
         colour = None
         if is_pick:
             words = [w for np_ in sg.noun_phrases for w in (*np_.modifiers, np_.head)]
@@ -333,7 +334,7 @@ class DepositCounter(Tool):
             point = self._pick_point(c)
             if point is not None:
                 k = self.deposited[c] + 1
-                return f"pick up the {ordinal_word(min(k, 10))} {c} cube at <{point[0]}, {point[1]}>"
+                return Replace(phrases.pick(f"{c} cube", point, rank=min(k, 10)))
         return None
 
     def diagnostics(self) -> dict:

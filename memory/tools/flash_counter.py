@@ -52,7 +52,9 @@ from memory.spec import MemorySpec, ReadKind
 from memory.store import MemoryStore
 from memory.render_need import RenderNeed
 from memory.tools.base import Tool, register_tool
-from subgoals.grammar import ordinal_word, try_parse
+from subgoals import phrases
+from subgoals.edits import Replace, SubgoalEdit
+from subgoals.grammar import try_parse
 
 VISITS_KEY = "progress/target visits"
 TRIPS_KEY = "progress/round trips"
@@ -167,7 +169,7 @@ class FlashCounter(Tool):
             return ("right", left + 1)
         return ("put", 0)
 
-    def gate(self, proposed: str, store: MemoryStore) -> str | None:
+    def gate(self, proposed: str, store: MemoryStore) -> SubgoalEdit | None:
         if not self.active:
             return None
         self._gate_calls += 1
@@ -177,7 +179,7 @@ class FlashCounter(Tool):
             self._rewrites += 1
         return out
 
-    def _decide(self, proposed: str) -> str | None:
+    def _decide(self, proposed: str) -> SubgoalEdit | None:
         sg = try_parse(proposed)
         if sg is None:
             return None
@@ -195,10 +197,9 @@ class FlashCounter(Tool):
             side = self.side_of(pending)
             if is_move and m.group(1) == side:
                 return None
-            y, x = self.sites[pending].point
             k = sum(1 for _, i in self.events if self.side_of(i) == side) + 1
             noun = m.group(2) if m else "target"
-            return f"move to the top of the {side}-side {noun} at <{y}, {x}> for the {ordinal_word(min(k, 10))} time"
+            return Replace(phrases.move_to_top(side, noun, self.sites[pending].point, time=min(k, 10)))
         nxt = self.expected()
         if nxt is None:
             return None
@@ -208,14 +209,14 @@ class FlashCounter(Tool):
                 return None
             if self.phrase is None:
                 return None
-            return f"put the {self.phrase} on the table"
+            return Replace(phrases.put_on_table(self.phrase))
         if is_move and m.group(1) == side:
             return None  # the right side: its position word is the proposer's count, never evidence
         point = self.site_point(side)
         if point is None:
             return None
         noun = m.group(2) if m else "target"
-        return f"move to the top of the {side}-side {noun} at <{point[0]}, {point[1]}> for the {ordinal_word(min(k, 10))} time"
+        return Replace(phrases.move_to_top(side, noun, point, time=min(k, 10)))
 
     def diagnostics(self) -> dict:
         right, left, last = self.counts() if self.active else (0, 0, None)

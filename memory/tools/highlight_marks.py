@@ -274,7 +274,7 @@ class HighlightMarkTool(Tool):
             return None
         return min(blobs, key=lambda b: b.distance(entity.position)).point
 
-    def gate(self, proposed: str, store: MemoryStore) -> str | None:
+    def gate(self, proposed: str, store: MemoryStore) -> None:
         """Never rewrites; notes which marked cube the subgoal about to run sends the robot to (the
         point of a "highlighted" noun phrase), for the picked-off bookkeeping."""
         if not self.active:

@@ -49,6 +49,8 @@ from memory.store import MemoryStore
 from memory.render_need import RenderNeed
 from memory.tools.base import Tool, register_tool
 from memory.perception.blobs import find_blobs, hsv
+from subgoals import phrases
+from subgoals.edits import Replace, SubgoalEdit
 
 __all__ = [
     "FRONT_CAMERA",
@@ -294,12 +296,12 @@ class MannerReader(Tool):
         )
 
     # ---------------------------------------------------------------- gate
-    def gate(self, proposed: str, store: MemoryStore) -> str | None:
+    def gate(self, proposed: str, store: MemoryStore) -> SubgoalEdit | None:
         if not self.active:
             return None
         return self.latched((proposed,), lambda: self._decide(proposed, store))[0]
 
-    def _decide(self, proposed: str, store: MemoryStore) -> str | None:
+    def _decide(self, proposed: str, store: MemoryStore) -> SubgoalEdit | None:
         got = proposal_manner(proposed)
         if got is None or not got[1]:
             return None
@@ -315,7 +317,7 @@ class MannerReader(Tool):
             self.abstained += 1
             return None
         self.rewrites += 1
-        return out
+        return Replace(out)
 
     @staticmethod
     def _manner_of(rec: TrajectoryRecord) -> str | None:
@@ -324,22 +326,21 @@ class MannerReader(Tool):
         return None if got is None else got[0]
 
     def _first_step(self, manner: str, rgb: np.ndarray) -> str | None:
+        """The first subgoal of ``manner`` in the current view (a subgoal-language sentence)."""
         red = _red_blob(rgb)
         if manner == "tool_push":
             ends = bar_ends(bar_mask(rgb))
             if ends is None:
                 return None
-            y, x = ends[self.grasped_end or "near"]
-            return f"pick up the peg at <{y}, {x}>"
+            return phrases.pick("peg", ends[self.grasped_end or "near"])
         if red is None:
             return None
-        cy, cx = red.point.y, red.point.x
         if manner == "grasp_place":
-            return f"pick up the cube at <{cy}, {cx}>"
+            return phrases.pick("cube", red.point)
         goal = purple_point(rgb)
         if goal is None:
             return None
-        return f"close the gripper and push the cube at <{cy}, {cx}> to the target at <{goal[0]}, {goal[1]}>"
+        return phrases.push_to(red.point, goal)
 
     def diagnostics(self) -> dict:
         return {

@@ -52,10 +52,12 @@ from memory.store import MemoryStore
 from memory.render_need import RenderNeed
 from memory.tools.base import Tool, register_tool
 from memory.tools.scene_layout import layout_points
+from subgoals import phrases
+from subgoals.edits import Replace, SubgoalEdit
 from subgoals.grammar import try_parse
 
 KEY = "progress/passes"
-WAIT = "remain static"
+WAIT = phrases.REMAIN_STATIC
 
 
 @register_tool(order=60)
@@ -168,18 +170,19 @@ class PassTimer(Tool):
     def _press_text(self, store: MemoryStore) -> str | None:
         buttons = layout_points(store, "button")
         if buttons:
-            y, x = buttons[0]
-            return f"press the button to stop the cube on the target at <{y}, {x}>"
+            return phrases.press_to_stop_on(buttons[0])
         return None
 
-    def gate(self, proposed: str, store: MemoryStore) -> str | None:
+    def gate(self, proposed: str, store: MemoryStore) -> SubgoalEdit | None:
         if not self.active:
             return None
         self._gate_calls += 1
-        out = self._decide(proposed, store)
-        if out is not None and out != proposed:
+        out = self._decide(proposed, store)  # the subgoal to run instead (a subgoal-language sentence)
+        if out is None:
+            return None
+        if out != proposed:
             self._rewrites += 1
-        return out
+        return Replace(out)
 
     def _decide(self, proposed: str, store: MemoryStore) -> str | None:
         sg = try_parse(proposed)

@@ -47,6 +47,8 @@ from memory.store import MemoryStore
 from memory.render_need import RenderNeed
 from memory.tools.base import Tool, register_tool
 from memory.perception.blobs import find_blobs
+from subgoals import phrases
+from subgoals.edits import Replace, SetPoint, SubgoalEdit
 from memory.arm_view import FRONT_CAMERA, panda_tcp, to_pixel  # noqa: F401 (re-exported)
 
 __all__ = ["FRONT_CAMERA", "PegReader", "to_pixel"]  # the camera helpers live in manner_reader
@@ -203,12 +205,12 @@ class PegReader(Tool):
         diff = np.abs(rgb.astype(int) - self._rgb0.astype(int)).sum(2)[self.footprint]
         return float(diff.mean()) < self.SAME
 
-    def gate(self, proposed: str, store: MemoryStore) -> str | None:
+    def gate(self, proposed: str, store: MemoryStore) -> SubgoalEdit | None:
         if not self.active:
             return None
         return self.latched((proposed,), lambda: self._decide(proposed, store))[0]
 
-    def _decide(self, proposed: str, store: MemoryStore) -> str | None:
+    def _decide(self, proposed: str, store: MemoryStore) -> SubgoalEdit | None:
         pick, ins = _PICK.match(proposed), _INSERT.match(proposed)
         if pick is None and ins is None:
             return None
@@ -221,7 +223,7 @@ class PegReader(Tool):
             if ins.group(1).lower() == side:
                 return None
             self.rewrites += 1
-            return f"insert the peg from the {side} side"
+            return Replace(phrases.insert_from_side(side))
         if self._live_rgb is None or not self._back_in_place(self._live_rgb):
             self.abstained += 1
             return None
@@ -231,7 +233,11 @@ class PegReader(Tool):
         if np.hypot(py - y, px - x) <= 2 and f"the {end} end" in proposed:
             return None
         self.rewrites += 1
-        return f"pick up the peg at <{y}, {x}> by grasping the {end} end"
+        sentence = phrases.pick("peg", (y, x), by_end=end)
+        moved = SetPoint(0, (y, x))
+        if moved.applies_to(proposed) and moved.apply(proposed) == sentence:
+            return moved  # only the point was wrong: a slot edit of the proposal
+        return Replace(sentence)
 
     def diagnostics(self) -> dict:
         return {"grasp_px": self.grasp_px, "end": self.end, "side": self.side, "why": self.why,

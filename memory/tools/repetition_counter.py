@@ -32,7 +32,9 @@ from memory.tools.base import Tool, register_tool
 from memory.perception.blobs import find_blobs
 from memory.tools.scene_layout import layout_points
 from memory.vocabulary import colour_of
-from subgoals.grammar import ordinal_word, try_parse
+from subgoals import phrases
+from subgoals.edits import Replace, SubgoalEdit
+from subgoals.grammar import try_parse
 
 KEY = "progress/repetitions"
 
@@ -117,12 +119,12 @@ class RepetitionCounter(Tool):
         blobs = find_blobs(self._last_rgb, [self.colour], min_area=8)
         return None if not blobs else (blobs[0].point.y, blobs[0].point.x)
 
-    def gate(self, proposed: str, store: MemoryStore) -> str | None:
+    def gate(self, proposed: str, store: MemoryStore) -> SubgoalEdit | None:
         if not self.target or self.phrase is None:
             return None
         return self.latched((proposed, self.count), lambda: self._decide(proposed, store))[0]
 
-    def _decide(self, proposed: str, store: MemoryStore) -> str | None:
+    def _decide(self, proposed: str, store: MemoryStore) -> SubgoalEdit | None:
         sg = try_parse(proposed)
         if sg is None:
             return None
@@ -135,13 +137,12 @@ class RepetitionCounter(Tool):
             p = self._object_point()
             if p is None:
                 return None
-            return f"pick up the {self.phrase} at <{p[0]}, {p[1]}> for the {ordinal_word(nxt)} time"
+            return Replace(phrases.pick(self.phrase, p, time=nxt))
         if verdict == "stop":
             buttons = layout_points(store, "button")
             if not buttons:
                 return None
-            y, x = buttons[0]
-            return f"press the button at <{y}, {x}> to stop"
+            return Replace(phrases.press(buttons[0], purpose="stop"))
         return None
 
     def diagnostics(self) -> dict:

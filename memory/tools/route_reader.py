@@ -44,8 +44,6 @@ number of direction words differs from the segment's is left alone.
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 from scipy import ndimage
 
@@ -57,7 +55,7 @@ from memory.store import MemoryStore
 from memory.render_need import RenderNeed
 from memory.tools.base import Tool, register_tool
 from memory.perception.blobs import hsv
-from memory.vocabulary import DIRECTION_WORDS
+from subgoals.edits import SetDirections, SubgoalEdit
 
 __all__ = [
     "ROW_OVER_COL",
@@ -475,7 +473,7 @@ class RouteReader(Tool):
             return None
         return self.segments[self.index]
 
-    def gate(self, proposed: str, store: MemoryStore) -> str | None:
+    def gate(self, proposed: str, store: MemoryStore) -> SubgoalEdit | None:
         if not self.active:
             return None
         key = (proposed, self.index)
@@ -485,18 +483,14 @@ class RouteReader(Tool):
         self._latched = (proposed, self.index, out)
         return out
 
-    def _fill(self, proposed: str) -> str | None:
+    def _fill(self, proposed: str) -> SubgoalEdit | None:
         seg = self.next_segment
         if seg is None:
             return None
-        words = seg.split()
-        tokens = re.split(r"(\s+)", proposed)
-        slots = [i for i, t in enumerate(tokens) if t.lower() in DIRECTION_WORDS]
-        if len(slots) != len(words):
+        edit = SetDirections(tuple(seg.split()))
+        if not edit.applies_to(proposed):
             return None  # not a route step of this shape: leave it alone
-        for i, w in zip(slots, words):
-            tokens[i] = w
-        return "".join(tokens)
+        return edit
 
     def diagnostics(self) -> dict:
         return {
