@@ -40,14 +40,16 @@ import numpy as np
 
 from envs.core import primitives as P
 from envs.core.base_task import HistorySlot, RoboMMETask
+from envs.core.bases.button import ButtonMixin
 from envs.core.builders.parking import park
+from envs.core.builders.posing import pose_button, pose_cube
 from envs.core.checker import SubgoalEntry
+from envs.core.layouts.scene import Placed, button_keep_out, sample_button
 from envs.core.motion.carry import drop_over, pick_among
 from envs.core.options import held_object
 from envs.core.probes import ProbeQuestion
 from envs.core.rewording import amounts_values
 from envs.core.sampling import TablePlacer
-from envs.core.scene_parts import ButtonMixin, Placed, button_keep_out, pose_button, pose_cube, sample_button
 from subgoals.numbers import number_word, ordinal_word
 
 APPEAR_EVERY = 50  # dynamic mode: cube i >= 1 of a colour appears at step 50·i

@@ -43,11 +43,11 @@ from envs.core.base_task import REST_QPOS, HistorySlot, RoboMMETask
 from envs.core.bases.imitation import Counted, Phases, SegGroundMixin
 from envs.core.builders.peg import build_peg, peg_links, pose_peg
 from envs.core.checker import SubgoalEntry
+from envs.core.layouts.scene import Placed
 from envs.core.motion.bars import pick_bar, push_stroke, wrap
 from envs.core.motion.trace import commanded_tip, go_joints
 from envs.core.probes import ProbeQuestion
 from envs.core.sampling import Footprint, SceneSamplingError, TablePlacer
-from envs.core.scene_parts import Placed
 
 MANNERS = ("peg_push", "gripper_push", "grasp_putdown")
 SALMON = (0xEC / 255, 0x73 / 255, 0x57 / 255)

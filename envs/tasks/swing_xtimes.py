@@ -32,26 +32,17 @@ import numpy as np
 
 from envs.core import primitives as P
 from envs.core.base_task import HistorySlot, RoboMMETask
+from envs.core.bases.button import ButtonMixin
 from envs.core.bases.counting import VisitCounter
 from envs.core.builders.parking import hide_visual
+from envs.core.builders.posing import pose_button, pose_cube, pose_flat
 from envs.core.checker import SubgoalEntry
+from envs.core.layouts.scene import Placed, button_keep_out, sample_button, sample_cubes, sample_distractors, sample_target
 from envs.core.motion.carry import carry_to, put_down_here
 from envs.core.options import held_object
 from envs.core.probes import ProbeQuestion
 from envs.core.rewording import count_values
 from envs.core.sampling import TablePlacer
-from envs.core.scene_parts import (
-    ButtonMixin,
-    Placed,
-    button_keep_out,
-    pose_button,
-    pose_cube,
-    pose_flat,
-    sample_button,
-    sample_cubes,
-    sample_distractors,
-    sample_target,
-)
 from subgoals.numbers import number_word, ordinal_word
 
 FLASH_STEPS = 20

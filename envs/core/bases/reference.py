@@ -20,11 +20,11 @@ import numpy as np
 from envs.core import primitives as P
 from envs.core import solvers as S
 from envs.core.base_task import REST_QPOS, RoboMMETask
+from envs.core.bases.button import ButtonMixin
 from envs.core.checker import SubgoalEntry
 from envs.core.easing import smoothstep
 from envs.core.motion.reach import leg_error, move_leg, plan_chain, stream
 from envs.core.options import held_object
-from envs.core.scene_parts import ButtonMixin
 
 HOME_HOLD_STEPS = 20
 HIDDEN_RESET_STEPS = 30

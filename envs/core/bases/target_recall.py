@@ -33,7 +33,7 @@ class TargetRecallTask(ReferenceTask):
     # ------------------------------------------------------------------ sampling
     @staticmethod
     def sample_scene(rng: np.random.Generator, difficulty: str, n_targets: int, spot_radius: float):
-        from envs.core.scene_parts import button_keep_out, sample_button, sample_cubes, sample_target
+        from envs.core.layouts.scene import button_keep_out, sample_button, sample_cubes, sample_target
 
         button = sample_button(rng, nominal=(0.1, 0.0), offset=(0.025, 0.15))
         placer = TablePlacer(rng, [button_keep_out(button)])
@@ -62,7 +62,7 @@ class TargetRecallTask(ReferenceTask):
         self.swapper = SwapAnimator(self.targets)
 
     def place_scene(self) -> None:
-        from envs.core.scene_parts import pose_button, pose_cube, pose_flat
+        from envs.core.builders.posing import pose_button, pose_cube, pose_flat
 
         L = self.layout
         pose_button(self, self.button, L.button)

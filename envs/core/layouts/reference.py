@@ -13,8 +13,8 @@ import math
 
 import numpy as np
 
+from envs.core.layouts.scene import Placed
 from envs.core.sampling import TablePlacer
-from envs.core.scene_parts import Placed
 
 # Anchor shapes of three objects (VideoUnmaskSwap's, reused by VideoRepick)
 TRIANGLE_ANCHORS = ((-0.05, -0.1), (-0.05, 0.1), (0.1, 0.0))

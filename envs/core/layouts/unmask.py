@@ -13,8 +13,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from envs.core.builders.container import OUTER_HALF
+from envs.core.layouts.scene import Placed
 from envs.core.sampling import SceneSamplingError, TablePlacer
-from envs.core.scene_parts import Placed
 
 
 @dataclass(frozen=True)
