@@ -12,7 +12,7 @@ pool, and the one that kills its worker again is recorded as ``error: worker die
 Results reach the driver's ``on_result`` callback as they complete (the driver writes them); the
 order of completion may differ between runs, the rows do not.
 
->>> units = pending_units(cfg, finished_keys(cfg.out))                  # doctest: +SKIP
+>>> units = pending_units(cfg, finished_keys(cfg.execution.out))                  # doctest: +SKIP
 >>> LocalExecutor(workers=4).run(units, cfg, on_result=writer.write)   # doctest: +SKIP
 """
 
@@ -47,10 +47,10 @@ MAX_ERROR_CHARS = 4000
 def make_units(cfg: ExperimentConfig) -> list[WorkUnit]:
     """Every unit of the config, ordered task x condition x seed x episode (as given)."""
     return [
-        WorkUnit(task=t, split=cfg.split, episode=e, condition=c, seed=s)
+        WorkUnit(task=t, split=cfg.scope.split, episode=e, condition=c, seed=s)
         for t in cfg.task_list
         for c in cfg.condition_names
-        for s in cfg.seeds
+        for s in cfg.scope.seeds
         for e in cfg.episode_list
     ]
 
@@ -384,6 +384,7 @@ class RayExecutor:
 
 
 def make_executor(cfg: ExperimentConfig, fn: UnitFn | str | None = None) -> LocalExecutor | RayExecutor:
-    if cfg.executor == "ray":
-        return RayExecutor(address=cfg.ray_address, num_cpus=cfg.workers, fn=fn)
-    return LocalExecutor(workers=cfg.workers, fn=fn, max_units_per_worker=cfg.worker_max_units)
+    ex = cfg.execution
+    if ex.executor == "ray":
+        return RayExecutor(address=ex.ray_address, num_cpus=ex.workers, fn=fn)
+    return LocalExecutor(workers=ex.workers, fn=fn, max_units_per_worker=ex.worker_max_units)

@@ -76,25 +76,26 @@ def memory_config(cond, specifier: str = "instruction", endpoint: str | None = N
                         specifier=spec_fn, specifier_votes=votes)
 
 
-def build_memory(cond, perception: PerceptionConfig | None = None, run_cfg=None) -> MemoryLayer:
+def build_memory(cond, perception: PerceptionConfig | None = None, specifier=None) -> MemoryLayer:
     """A fresh memory layer for one episode of condition ``cond``, its tools on the perception
     back-ends ``perception`` names (``None``: the colour default; loaded models are cached), its
-    specifier as the run config ``run_cfg`` says (``None``: the instruction parser)."""
+    specifier as the run config's ``specifier`` group says (:class:`experiments.config.SpecifierConfig`;
+    ``None``: the instruction parser)."""
     if cond.custom is not None:  # a researcher's memory (memory/interface.py), built with no arguments
         from memory.interface import check_memory, load_memory_class
 
         return check_memory(load_memory_class(cond.custom)(), where=cond.custom)
-    cfg = memory_config(cond, *_specifier_args(run_cfg))
+    cfg = memory_config(cond, *_specifier_args(specifier))
     return MemoryLayer(cfg, default_tools(perception=None if perception is None else build_perception(perception)))
 
 
-def _specifier_args(run_cfg) -> tuple[str, str | None, str]:
-    if run_cfg is None:
+def _specifier_args(specifier) -> tuple[str, str | None, str]:
+    if specifier is None:
         return "instruction", None, "default"
-    return run_cfg.specifier, run_cfg.specifier_endpoint, run_cfg.specifier_model
+    return specifier.kind, specifier.specifier_endpoint, specifier.specifier_model
 
 
-def condition_signature(cond, run_cfg=None) -> dict:
+def condition_signature(cond, specifier=None) -> dict:
     """Everything a condition changes about an episode, as plain data: the composer, the recent
     window, the memory layer's config and the oracle-ladder rung that wraps it from outside.
     Two conditions with the same signature would run the same thing under two names."""
@@ -102,7 +103,7 @@ def condition_signature(cond, run_cfg=None) -> dict:
     if cond.custom is not None:
         sig["custom_memory"] = cond.custom
     elif cond.memory:
-        sig["memory_config"] = memory_config(cond, *_specifier_args(run_cfg)).to_dict()
+        sig["memory_config"] = memory_config(cond, *_specifier_args(specifier)).to_dict()
         if cond.flags.uses_true_state:
             from experiments.oracle_ladder import ladder_rung
 

@@ -31,17 +31,17 @@ def official_spec(unit: WorkUnit):
 
 def build_official_parts(unit: WorkUnit, cfg) -> EpisodeParts:
     from experiments.render_schedule import render_schedule
-    from experiments.unit import build_composer
+    from experiments.composer_factory import build_composer
 
     cond = condition_from_name(unit.condition)
-    env = _official_env(unit.task, unit.split, cfg.max_steps, cfg.render_lod)
+    env = _official_env(unit.task, unit.split, cfg.env.max_steps, cfg.render.render_lod)
     streams = episode_streams(unit.seed, unit.task, unit.split, unit.episode)
     uses_memory = cond.memory or cond.recent_window is not None
     memory = None
     if uses_memory:
         from experiments.memory_factory import build_memory
 
-        memory = build_memory(cond, getattr(cfg, "perception", None), cfg)
+        memory = build_memory(cond, cfg.perception, cfg.specifier)
         if cond.flags.uses_true_state:
             raise ValueError(f"condition {unit.condition!r} reads our envs' privileged state (the oracle ladder); "
                              "it has no official-backend equivalent yet")
@@ -55,6 +55,6 @@ def build_official_parts(unit: WorkUnit, cfg) -> EpisodeParts:
         from wrappers.recent_frames import RecentFrames
 
         top = MemoryWrapper(env, memory) if cond.recent_window is None else RecentFrames(env, memory, cond.recent_window)
-    composer = build_composer(cfg.composer_for(cond), cfg, env)
+    composer = build_composer(cfg.composer_for(cond), cfg.composer, env)
     return EpisodeParts(env=top, composer=composer, memory=memory, condition=unit.condition, seed=unit.seed,
                         streams=streams, policy=None, extra={"bridges": list(env.bridges.applied)})

@@ -23,6 +23,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from experiments.publish import PUBLISHED, check_publishable
+from experiments.report_sections import (
+    ablation_matrix,
+    history_audit_section,
+    md_table,
+    memory_section,
+    paired_section,
+    pct,
+    suite_table,
+    task_order,
+    task_table,
+)
 from experiments.results import read_rows
 
 _BLOCK = re.compile(r"(<!-- results (?P<args>[^>]*?) -->\n)(?P<body>.*?)(<!-- /results -->)", re.DOTALL)
@@ -55,45 +66,31 @@ def _table_only(md: str) -> str:
 
 
 def _tasks(rows):
-    from experiments.report import task_table
-
     return task_table(rows)[0]
 
 
 def _suites(rows):
-    from experiments.report import suite_table
-
     return suite_table(rows)[0]
 
 
 def _paired(rows):
-    from experiments.report import paired_section
-
     return _table_only(paired_section(rows)[0].split("## Ablations")[0])
 
 
 def _ablations(rows):
-    from experiments.report import ablation_matrix
-
     return _table_only(ablation_matrix(rows)[0])
 
 
 def _audit(rows):
-    from experiments.report import history_audit_section
-
     return _table_only(history_audit_section(rows)[0])
 
 
 def _memory(rows):
-    from experiments.report import memory_section
-
     return _table_only(memory_section(rows)[0])
 
 
 def _splits(rows):
     """Per split and task: episodes, success, errors, and how many reset moved to a retry offset."""
-    from experiments.report import md_table, pct, task_order
-
     body = []
     for split in sorted({r["split"] for r in rows}):
         for cond in sorted({r["condition"] for r in rows}):

@@ -31,7 +31,7 @@ without tools (``memory/interface.py``) declares the same four fields as ``rende
 ``render_until``, ``render_video`` and ``render_video_stride`` attributes.
 
 >>> sched = render_schedule(cfg, memory=layer)          # doctest: +SKIP
->>> SubgoalExecution(low, policy, horizon=cfg.horizon, **sched.wrapper_kwargs())   # doctest: +SKIP
+>>> SubgoalExecution(low, policy, horizon=cfg.env.horizon, **sched.wrapper_kwargs())   # doctest: +SKIP
 """
 
 from __future__ import annotations
@@ -175,8 +175,8 @@ def render_schedule(
     """The render schedule of one episode.
 
     Args:
-        cfg: the experiment config (``render_stride`` is the coarsest stride any periodic
-            consumer gets; ``composer`` is used when ``composer`` is not given).
+        cfg: the experiment config (``render.render_stride`` is the coarsest stride any periodic
+            consumer gets; ``composer.kind`` is used when ``composer`` is not given).
         memory: the episode's :class:`memory.layer.MemoryLayer` (``None``: no memory).
         composer: the composer this episode uses (``oracle``, ``history-blind``, ``vlm``).
         policy_images: the low-level policy reads the front image.
@@ -184,10 +184,10 @@ def render_schedule(
         record: the episode is recorded to mp4.
         tools: the active tools, instead of ``memory.tools``.
     """
-    cap = int(cfg.render_stride)
+    cap = int(cfg.render.render_stride)
     if cap < 1:
         raise ValueError(f"render_stride must be >= 1, got {cap!r}")
-    composer = composer if composer is not None else getattr(cfg, "composer", None)
+    composer = composer if composer is not None else cfg.composer.kind
     active = tuple(tools) if tools is not None else _active_tools(memory)
     use_video = bool(getattr(getattr(memory, "config", None), "use_video", True))
     reasons: list[str] = []

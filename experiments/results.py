@@ -308,12 +308,17 @@ def read_config_json(out: str | os.PathLike) -> dict[str, Any] | None:
 
 
 def config_mismatch(out: str | os.PathLike, cfg: Any) -> dict[str, tuple[Any, Any]]:
-    """Outcome-relevant fields whose value in ``<out>/config.json`` differs from ``cfg`` (old, new)."""
-    old = read_config_json(out)
-    if not old or "config" not in old:
+    """Outcome-relevant fields whose value in ``<out>/config.json`` differs from ``cfg`` (old, new).
+
+    Compared by flat name, so a run directory written before the config had groups still resumes."""
+    from experiments.config import flatten_config
+
+    doc = read_config_json(out)
+    if not doc or "config" not in doc:
         return {}
+    old = flatten_config(doc["config"])
     new = cfg.outcome_fields()
-    return {k: (old["config"].get(k), v) for k, v in new.items() if k in old["config"] and old["config"][k] != v}
+    return {k: (old.get(k), v) for k, v in new.items() if k in old and old[k] != v}
 
 
 def success_rate(rows: Iterable[dict[str, Any]]) -> float:

@@ -50,7 +50,7 @@ def main(argv: list[str] | None = None, *, unit_fn: UnitFn | str | None = None) 
 
 def run(cfg: ExperimentConfig, unit_fn: UnitFn | str | None = None, *, argv: list[str] | None = None) -> int:
     """Run ``cfg`` (see the module docstring for the exit statuses)."""
-    out = Path(cfg.out)
+    out = Path(cfg.execution.out)
     mismatch = config_mismatch(out, cfg)
     if mismatch:
         diff = "; ".join(f"{k}: {old!r} there, {new!r} now" for k, (old, new) in mismatch.items())
@@ -79,13 +79,13 @@ def run(cfg: ExperimentConfig, unit_fn: UnitFn | str | None = None, *, argv: lis
     write_config_json(out, cfg, argv=argv)
     units = make_units(cfg)
     keys = {u.key for u in units}
-    done = finished_keys(out, include_errors=not cfg.retry_errors)
+    done = finished_keys(out, include_errors=not cfg.execution.retry_errors)
     todo = [u for u in units if u.key not in done]
     path = results_path(out)
     print(
         f"{len(units)} episodes ({len(cfg.task_list)} tasks x {len(cfg.condition_names)} conditions x "
-        f"{len(cfg.seeds)} seeds x {len(cfg.episode_list)} episodes): {len(units) - len(todo)} already in "
-        f"{path}, {len(todo)} to run on {cfg.executor} with {cfg.workers} worker(s)",
+        f"{len(cfg.scope.seeds)} seeds x {len(cfg.episode_list)} episodes): {len(units) - len(todo)} already in "
+        f"{path}, {len(todo)} to run on {cfg.execution.executor} with {cfg.execution.workers} worker(s)",
         file=sys.stderr,
         flush=True,
     )
@@ -114,13 +114,13 @@ def run(cfg: ExperimentConfig, unit_fn: UnitFn | str | None = None, *, argv: lis
 
     rows = [r for r in read_rows(out) if row_key(r) in keys]
     print_summary(rows)
-    if cfg.wandb != "disabled":
+    if cfg.logging.wandb != "disabled":
         try:
             from experiments.wandb_log import log_results
 
             dirs = log_results(cfg, rows)
             if dirs:
-                print(f"W&B ({cfg.wandb}): {len(dirs)} runs in group {cfg.group!r} under {dirs[0].parent}", file=sys.stderr)
+                print(f"W&B ({cfg.logging.wandb}): {len(dirs)} runs in group {cfg.group!r} under {dirs[0].parent}", file=sys.stderr)
         except Exception as e:  # noqa: BLE001 - logging is a mirror; the JSONL already holds everything
             print(f"warning: W&B logging failed ({type(e).__name__}: {e}); results are in {path}", file=sys.stderr)
     return 0
@@ -128,7 +128,7 @@ def run(cfg: ExperimentConfig, unit_fn: UnitFn | str | None = None, *, argv: lis
 
 def print_summary(rows: list[dict]) -> None:
     """Print the per-task success table (one column per condition) and the status counts."""
-    from experiments.report import condition_order, task_table
+    from experiments.report_sections import condition_order, task_table
 
     if not rows:
         print("no episodes")

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from envs.ood import parse_difficulty
+from experiments.report_sections import md_table, pct
 
 Row = dict[str, Any]
 RATIO_FLOOR = 0.9
@@ -50,7 +51,7 @@ class Cell:
 
 
 def _pct(x: float) -> str:
-    return "—" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{100 * x:.0f}"
+    return pct(x, digits=0)
 
 
 def _failure(row: Row) -> str:
@@ -125,8 +126,6 @@ def tier_section(rows: list[Row]) -> tuple[str, list[dict[str, Any]]]:
         if not math.isnan(ratio) and ratio < RATIO_FLOOR or (math.isnan(ratio) and c.failures):
             head = f"- **{task} tier {tier}** (memory ÷ oracle {'—' if math.isnan(ratio) else f'{ratio:.2f}'})"
             named.append(f"{head}: " + ("; ".join(c.failures) if c.failures else "no memory failure; the oracle failed too"))
-    from experiments.report import md_table
-
     lines = [
         "## Out-of-distribution split, per tier",
         "",

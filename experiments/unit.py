@@ -13,6 +13,7 @@ from pathlib import Path
 
 from envs import make_env
 from envs.episodes import episode_spec
+from experiments.composer_factory import build_composer
 from experiments.conditions import condition_from_name
 from experiments.episode import EpisodeParts, run_episode
 from experiments.records import EpisodeResult, WorkUnit
@@ -26,51 +27,36 @@ def _low_env(task: str, max_steps: int, wrist: bool, render_lod: str = "simplifi
 
 
 def build_policy(cfg, low):
-    if cfg.policy == "scripted":
+    """The run's low-level policy over ``low`` and whether it reads images (``cfg.policy.kind``)."""
+    pc, horizon = cfg.policy, cfg.env.horizon
+    if pc.kind == "scripted":
         from policies.scripted import ScriptedPolicy
 
-        return ScriptedPolicy(low, horizon=cfg.horizon, noise=cfg.policy_noise), False
-    if cfg.policy == "openpi":
+        return ScriptedPolicy(low, horizon=horizon, noise=pc.policy_noise), False
+    if pc.kind == "openpi":
         from policies.base import ActionHorizon
         from policies.openpi_client import OpenPIPolicy
 
         # the stick robot takes 7-D actions: the client drops the 8-column reply's gripper column
-        inner = OpenPIPolicy(host=cfg.openpi_host, port=cfg.openpi_port, action_dim=int(low.action_space.shape[0]),
-                             connect_timeout_s=cfg.openpi_connect_timeout_s, recv_timeout_s=cfg.openpi_recv_timeout_s,
-                             server_kind=getattr(cfg, "openpi_server", "auto"))
-        return ActionHorizon(inner, cfg.horizon), True
-    if cfg.policy == "lerobot":
+        inner = OpenPIPolicy(host=pc.openpi_host, port=pc.openpi_port, action_dim=int(low.action_space.shape[0]),
+                             connect_timeout_s=pc.openpi_connect_timeout_s, recv_timeout_s=pc.openpi_recv_timeout_s,
+                             server_kind=pc.openpi_server)
+        return ActionHorizon(inner, horizon), True
+    if pc.kind == "lerobot":
         from policies.base import ActionHorizon
         from policies.lerobot_policy import LeRobotPI05Policy
 
-        path = getattr(cfg, "lerobot_path", None)
-        if not path:
+        if not pc.lerobot_path:
             raise ValueError("--policy lerobot needs --lerobot-path (a local PI05 checkpoint directory)")
-        return ActionHorizon(LeRobotPI05Policy(path), cfg.horizon), True
-    raise ValueError(f"unknown policy {cfg.policy!r}")
-
-
-def build_composer(kind: str, cfg, env):
-    from policies.composers import HistoryBlindComposer, OracleComposer
-
-    if kind == "oracle":
-        return OracleComposer(env)
-    if kind == "history-blind":
-        return HistoryBlindComposer(env, p=cfg.history_blind_p)
-    if kind == "vlm":
-        from policies.vlm import VLMComposer
-
-        if cfg.vlm_endpoint:
-            return VLMComposer.from_url(cfg.vlm_endpoint, cfg.vlm_model)
-        return VLMComposer.from_local(cfg.vlm_model)
-    raise ValueError(f"unknown composer {kind!r}")
+        return ActionHorizon(LeRobotPI05Policy(pc.lerobot_path), horizon), True
+    raise ValueError(f"unknown policy {pc.kind!r}")
 
 
 def build_parts(unit: WorkUnit, cfg, video_path=None) -> EpisodeParts:
     from wrappers.subgoal_execution import SubgoalExecution
 
     cond = condition_from_name(unit.condition)
-    low = _low_env(unit.task, cfg.max_steps, cfg.policy != "scripted", cfg.render_lod)
+    low = _low_env(unit.task, cfg.env.max_steps, cfg.policy.kind != "scripted", cfg.render.render_lod)
     policy, needs_images = build_policy(cfg, low)
     streams = episode_streams(unit.seed, unit.task, unit.split, unit.episode)
     policy.reset(streams["policy"])
@@ -79,7 +65,7 @@ def build_parts(unit: WorkUnit, cfg, video_path=None) -> EpisodeParts:
     if uses_memory:
         from experiments.memory_factory import build_memory
 
-        memory = build_memory(cond, getattr(cfg, "perception", None), cfg)
+        memory = build_memory(cond, cfg.perception, cfg.specifier)
         if cond.flags.uses_true_state:
             from experiments.oracle_ladder import OracleLadder, ladder_rung
 
@@ -91,7 +77,7 @@ def build_parts(unit: WorkUnit, cfg, video_path=None) -> EpisodeParts:
     sched = render_schedule(cfg, memory=memory, composer=cfg.composer_for(cond), policy_images=needs_images,
                             record=video_path is not None)
     low.video_stride, low.wrist = sched.env_video_stride, False  # the wrapper renders the wrist when the policy reads it
-    env = SubgoalExecution(low, policy, horizon=cfg.horizon, **sched.wrapper_kwargs(),
+    env = SubgoalExecution(low, policy, horizon=cfg.env.horizon, **sched.wrapper_kwargs(),
                            timers={"memory_s": memory.time_s} if hasattr(memory, "time_s") else None)
     if uses_memory:
         from wrappers.memory_wrapper import MemoryWrapper
@@ -102,27 +88,28 @@ def build_parts(unit: WorkUnit, cfg, video_path=None) -> EpisodeParts:
         from wrappers.record_episode import RecordEpisode
 
         env = RecordEpisode(env, video_path)
-    composer = build_composer(cfg.composer_for(cond), cfg, low)
+    composer = build_composer(cfg.composer_for(cond), cfg.composer, low)
     return EpisodeParts(env=env, composer=composer, memory=memory, condition=unit.condition, seed=unit.seed,
-                        streams=streams, policy=policy, goal_style=getattr(cfg, "goal_style", "template"))
+                        streams=streams, policy=policy, goal_style=cfg.env.goal_style)
 
 
 def run_unit(unit: WorkUnit, cfg) -> EpisodeResult:
-    """Play one unit. With ``cfg.video``, the first ``cfg.max_videos`` episodes of every
+    """Play one unit. With ``--video``, the first ``--max-videos`` episodes of every
     (task, condition, seed) are recorded to ``<out>/videos/<condition>/s<seed>/<task>_ep<i>_<outcome>.mp4``."""
-    if getattr(cfg, "backend", "robomem") == "robomme":
+    if cfg.env.backend == "robomme":
         from experiments.official_backend import build_official_parts, official_spec
 
         return run_episode(official_spec(unit), build_official_parts(unit, cfg))
     spec = episode_spec(unit.task, unit.episode, unit.split)
-    record = bool(getattr(cfg, "video", False)) and unit.episode < cfg.max_videos
-    tmp = Path(cfg.out) / "videos" / f".{unit.task}_{unit.episode}_{unit.condition}_{unit.seed}.mp4" if record else None
+    record = cfg.render.video and unit.episode < cfg.render.max_videos
+    out = cfg.execution.out
+    tmp = Path(out) / "videos" / f".{unit.task}_{unit.episode}_{unit.condition}_{unit.seed}.mp4" if record else None
     parts = build_parts(unit, cfg, tmp)
     result = run_episode(spec, parts)
     if tmp is not None:
         parts.env.close_video()
         if tmp.exists():
-            final = video_path(cfg.out, unit.task, unit.episode, unit.condition, unit.seed, result.success)
+            final = video_path(out, unit.task, unit.episode, unit.condition, unit.seed, result.success)
             final.parent.mkdir(parents=True, exist_ok=True)
             tmp.replace(final)
     return result

@@ -2,7 +2,7 @@
 
 The JSONL on disk stays the source of truth; W&B gets a copy once the episodes are done: one group
 per experiment (the run directory's name, or ``--wandb-group``), one W&B run per (condition, seed)
-named ``<condition>-s<seed>``, with ``config=asdict(cfg)``, tags, per-task / per-suite success,
+named ``<condition>-s<seed>``, with ``config=cfg.flat_dict()``, tags, per-task / per-suite success,
 memory diagnostics, a ``wandb.Table`` of every episode and, with ``--video``, up to
 ``--max-videos`` mp4s from ``<out>/videos/<condition>/s<seed>/`` (see ``results.video_path``).
 
@@ -33,7 +33,7 @@ TABLE_COLUMNS = ("task", "split", "episode", "env_seed", "difficulty", "status",
 
 
 def wandb_dir(cfg: ExperimentConfig) -> Path:
-    return Path(cfg.out) / "wandb"
+    return Path(cfg.execution.out) / "wandb"
 
 
 @contextlib.contextmanager
@@ -41,7 +41,7 @@ def wandb_env(cfg: ExperimentConfig) -> Iterator[None]:
     """Set ``WANDB_MODE``, ``WANDB_DIR`` (``<out>/wandb``) and ``WANDB_SILENT`` for the block, then restore them."""
     d = wandb_dir(cfg)
     d.mkdir(parents=True, exist_ok=True)
-    new = {"WANDB_MODE": cfg.wandb, "WANDB_DIR": str(d.resolve()), "WANDB_SILENT": "true"}
+    new = {"WANDB_MODE": cfg.logging.wandb, "WANDB_DIR": str(d.resolve()), "WANDB_SILENT": "true"}
     old = {k: os.environ.get(k) for k in new}
     os.environ.update(new)
     try:
@@ -106,9 +106,9 @@ def _mean(v: list[Any]) -> float:
 def log_results(cfg: ExperimentConfig, rows: list[Row]) -> list[Path]:
     """Log ``rows`` as one W&B run per (condition, seed); returns the runs' local directories.
 
-    Does nothing when ``cfg.wandb == "disabled"``.
+    Does nothing when ``cfg.logging.wandb == "disabled"``.
     """
-    if cfg.wandb == "disabled" or not rows:
+    if cfg.logging.wandb == "disabled" or not rows:
         return []
     groups: dict[tuple[str, int], list[Row]] = defaultdict(list)
     for r in rows:
@@ -122,19 +122,19 @@ def log_results(cfg: ExperimentConfig, rows: list[Row]) -> list[Path]:
                 flags = asdict(condition_from_name(cond))
             except ValueError:
                 flags = {}
-            config = {**asdict(cfg), "out": str(cfg.out), "condition": cond, "seed": seed, "condition_spec": flags}
-            tags = [cond, f"seed:{seed}", f"split:{cfg.split}", f"composer:{cfg.composer_for(cond)}", f"policy:{cfg.policy}"]
+            config = {**cfg.flat_dict(), "condition": cond, "seed": seed, "condition_spec": flags}
+            tags = [cond, f"seed:{seed}", f"split:{cfg.scope.split}", f"composer:{cfg.composer_for(cond)}", f"policy:{cfg.policy.kind}"]
             if cfg.preset:
                 tags.append(f"preset:{cfg.preset}")
             run = wandb.init(
-                project=cfg.wandb_project,
-                entity=cfg.wandb_entity,
+                project=cfg.logging.wandb_project,
+                entity=cfg.logging.wandb_entity,
                 group=cfg.group,
                 name=f"{cond}-s{seed}",
                 job_type="eval",
                 config=config,
                 tags=tags,
-                mode=cfg.wandb,
+                mode=cfg.logging.wandb,
                 dir=str(wandb_dir(cfg).resolve()),
                 settings=wandb.Settings(console="off", silent=True, x_disable_stats=True, save_code=False),
             )
@@ -147,8 +147,8 @@ def log_results(cfg: ExperimentConfig, rows: list[Row]) -> list[Path]:
                         json.dumps(r.get("memory") or {}, default=str)[:2000],
                     )
                 payload: dict[str, Any] = {**metrics, "episodes": table}
-                videos = sorted((Path(cfg.out) / "videos" / cond / f"s{seed}").glob("*.mp4"))
-                for v in videos[: cfg.max_videos] if cfg.video else []:
+                videos = sorted((Path(cfg.execution.out) / "videos" / cond / f"s{seed}").glob("*.mp4"))
+                for v in videos[: cfg.render.max_videos] if cfg.render.video else []:
                     payload[f"video/{v.stem}"] = wandb.Video(str(v), format="mp4")
                 run.log(payload)
                 run.summary.update(metrics)

@@ -203,23 +203,13 @@ class OpenPIPolicy(Policy):
             except InvalidURI as exc:
                 raise PolicyConnectionError(f"openpi server {self.uri}: invalid URI: {exc}") from exc
             except (OSError, TimeoutError, InvalidHandshake) as exc:
-                last_error = exc
-                log.warning("openpi server %s: connect attempt %d/%d failed: %r", self.uri, attempt,
-                            self.connect_attempts, exc)
-                if attempt < self.connect_attempts:
-                    time.sleep(wait)
-                    wait *= 2
+                last_error, wait = exc, self._retry_after(attempt, wait, "connect attempt %d/%d failed", exc)
                 continue
             try:
                 first = ws.recv(timeout=self.connect_timeout_s)
             except (TimeoutError, ConnectionClosed, OSError) as exc:
                 ws.close()
-                last_error = exc
-                log.warning("openpi server %s: no metadata on attempt %d/%d: %r", self.uri, attempt,
-                            self.connect_attempts, exc)
-                if attempt < self.connect_attempts:
-                    time.sleep(wait)
-                    wait *= 2
+                last_error, wait = exc, self._retry_after(attempt, wait, "no metadata on attempt %d/%d", exc)
                 continue
             if isinstance(first, str):
                 ws.close()
@@ -232,6 +222,14 @@ class OpenPIPolicy(Policy):
             f"cannot reach openpi policy server at {self.uri} (port {self.port}) after "
             f"{self.connect_attempts} attempt(s): {last_error!r}"
         )
+
+    def _retry_after(self, attempt: int, wait: float, what: str, exc: BaseException) -> float:
+        """Log a failed connect attempt, sleep ``wait`` unless it was the last; the next, doubled wait."""
+        log.warning(f"openpi server %s: {what}: %r", self.uri, attempt, self.connect_attempts, exc)
+        if attempt < self.connect_attempts:
+            time.sleep(wait)
+            wait *= 2
+        return wait
 
     def close(self) -> None:
         ws, self._ws = self._ws, None
@@ -250,71 +248,66 @@ class OpenPIPolicy(Policy):
         self._queries = 0
         self._reset_pending = True
 
-    def _send_reset(self) -> None:
-        """Send ``{"reset": True}`` and wait (bounded) for ``{"reset_finished": True}``."""
+    def _roundtrip(self, message: dict, *, late: str, during: str, failed: str) -> tuple[Any, float]:
+        """Send ``message``, wait (bounded) for the reply; returns it decoded and the roundtrip in ms.
+
+        Any failure closes the connection first (a late reply must die with it) and raises:
+        :class:`PolicyTimeout` naming ``late`` (what got no reply), :class:`PolicyServerError` for a
+        closed connection (``during``), an error text from the server (``failed``: the message's
+        opening, the server's text follows) or an undecodable reply.
+        """
         assert self._ws is not None
         t0 = time.monotonic()
         try:
-            self._ws.send(self._packer.pack(RESET_MESSAGE))
+            self._ws.send(self._packer.pack(message))
             raw = self._ws.recv(timeout=self.recv_timeout_s)
         except TimeoutError as exc:
             self.close()
             raise PolicyTimeout(
-                f"openpi server {self.uri} did not answer the reset message within {self.recv_timeout_s:g} s "
-                f"(episode seed {self.seed}); connection closed"
+                f"openpi server {self.uri} sent no reply to {late} within {self.recv_timeout_s:g} s; connection closed"
             ) from exc
         except (ConnectionClosed, OSError) as exc:
             self.close()
-            raise PolicyServerError(f"openpi server {self.uri} closed the connection on the reset message: {exc!r}") from exc
+            raise PolicyServerError(f"openpi server {self.uri} closed the connection {during}: {exc!r}") from exc
+        roundtrip_ms = (time.monotonic() - t0) * 1000.0
         if isinstance(raw, str):
             self.close()
-            raise PolicyServerError(
-                f"openpi server {self.uri} failed on the reset message (is it a plain openpi server? then use "
-                f"server kind 'openpi', not {self.server_kind!r}):\n{raw}")
+            raise PolicyServerError(f"openpi server {self.uri} {failed}:\n{raw}")
         try:
-            reply = check_reset_reply(msgpack_numpy.unpackb(raw), f"openpi server {self.uri}")
+            return msgpack_numpy.unpackb(raw), roundtrip_ms
+        except Exception as exc:
+            self.close()
+            raise PolicyServerError(f"openpi server {self.uri} sent an undecodable reply: {exc!r}") from exc
+
+    def _send_reset(self) -> None:
+        """Send ``{"reset": True}`` and wait (bounded) for ``{"reset_finished": True}``."""
+        reply, roundtrip_ms = self._roundtrip(
+            RESET_MESSAGE,
+            late=f"the reset message (episode seed {self.seed})",
+            during="on the reset message",
+            failed=("failed on the reset message (is it a plain openpi server? then use "
+                    f"server kind 'openpi', not {self.server_kind!r})"),
+        )
+        try:
+            reply = check_reset_reply(reply, f"openpi server {self.uri}")
         except Exception as exc:
             self.close()
             raise PolicyServerError(str(exc)) from exc
         self.resets_sent += 1
-        self.reset_timing = {"seed": self.seed, "roundtrip_ms": (time.monotonic() - t0) * 1000.0,
+        self.reset_timing = {"seed": self.seed, "roundtrip_ms": roundtrip_ms,
                              "reset_time_ms": _as_float(reply.get("reset_time_ms"))}
 
     def infer(self, obs: dict) -> np.ndarray:
         request = obs_to_openpi(obs)
         self.connect()
-        assert self._ws is not None
         if self._reset_pending:
             if self.sends_reset:
                 self._send_reset()
             self._reset_pending = False
         self._queries += 1
-        t0 = time.monotonic()
-        try:
-            self._ws.send(self._packer.pack(request))
-            raw = self._ws.recv(timeout=self.recv_timeout_s)
-        except TimeoutError as exc:
-            # Close first: the late reply must die with this connection.
-            self.close()
-            raise PolicyTimeout(
-                f"openpi server {self.uri} sent no reply within {self.recv_timeout_s:g} s "
-                f"(query {self._queries}, step {obs.get('step')}); connection closed"
-            ) from exc
-        except (ConnectionClosed, OSError) as exc:
-            self.close()
-            raise PolicyServerError(
-                f"openpi server {self.uri} closed the connection during query {self._queries} "
-                f"(step {obs.get('step')}): {exc!r}"
-            ) from exc
-        roundtrip_ms = (time.monotonic() - t0) * 1000.0
-        if isinstance(raw, str):
-            self.close()
-            raise PolicyServerError(f"openpi server {self.uri} reported an error:\n{raw}")
-        try:
-            reply = msgpack_numpy.unpackb(raw)
-        except Exception as exc:
-            self.close()
-            raise PolicyServerError(f"openpi server {self.uri} sent an undecodable reply: {exc!r}") from exc
+        where = f"query {self._queries}, step {obs.get('step')}"
+        reply, roundtrip_ms = self._roundtrip(request, late=where, during=f"during {where}",
+                                              failed="reported an error")
         if not isinstance(reply, dict) or "actions" not in reply:
             keys = sorted(reply) if isinstance(reply, dict) else type(reply).__name__
             raise PolicyServerError(f"openpi server {self.uri}: reply has no 'actions' (got {keys})")

@@ -64,9 +64,9 @@ def play(unit, cfg, mode: str):
     cond = condition_from_name(unit.condition)
     uses_memory = cond.memory or cond.recent_window is not None
     if mode == "legacy":  # the harness before the render schedule
-        ex.frame_stride = cfg.render_stride if uses_memory else 0
+        ex.frame_stride = cfg.render.render_stride if uses_memory else 0
         ex.early_stride = ex.early_until = 0
-        ex.render_query = uses_memory or cfg.composer == "vlm"
+        ex.render_query = uses_memory or cfg.composer.kind == "vlm"
         ex.low.video_stride = 1
     elif mode == "full":  # no schedule at all: every step, every query, the whole video
         ex.frame_stride, ex.early_stride, ex.early_until, ex.render_query = 1, 0, 0, True
@@ -95,11 +95,11 @@ def throughput_child(args) -> None:
     from experiments.results import ResultsWriter
 
     t0 = time.perf_counter()
-    cfg = ExperimentConfig(tasks=tuple(args.tasks), episodes=(args.episodes,), conditions=tuple(args.conditions),
-                           out=Path(args.child_out), workers=args.workers, wandb="disabled")
+    cfg = ExperimentConfig.from_flat(tasks=tuple(args.tasks), episodes=(args.episodes,), conditions=tuple(args.conditions),
+                                     out=Path(args.child_out), workers=args.workers, wandb="disabled")
     units = make_units(cfg)
     walls = []
-    with ResultsWriter(cfg.out) as w:
+    with ResultsWriter(cfg.execution.out) as w:
         def on_result(r):
             w.write(r)
             walls.append(r.wall_s)
@@ -374,8 +374,8 @@ def main(argv=None) -> int:
     started = time.strftime("%Y-%m-%d %H:%M %Z")
     t_start = time.perf_counter()
     loads = [os.getloadavg()[0]]
-    cfg = ExperimentConfig(tasks=tuple(tasks), episodes=(args.episodes,), conditions=tuple(args.conditions),
-                           out=Path(tempfile.mkdtemp(prefix="bench_loop_")), wandb="disabled")
+    cfg = ExperimentConfig.from_flat(tasks=tuple(tasks), episodes=(args.episodes,), conditions=tuple(args.conditions),
+                                     out=Path(tempfile.mkdtemp(prefix="bench_loop_")), wandb="disabled")
     units = make_units(cfg)
     full_eps = set(parse_episodes(args.full_episodes)) if args.full_episodes else None
 

@@ -158,6 +158,8 @@ def save_pair(path: Path, full: np.ndarray, simp: np.ndarray) -> None:
 
 # --------------------------------------------------------------------------- quick preset
 def run_quick(lod: str, workers: int, tmp: Path, extra: list[str]) -> dict:
+    from experiments.config import flatten_config
+
     out = tmp / f"quick_{lod}_w{workers}"
     cmd = [sys.executable, "-m", "experiments.run", "--preset", "quick", "--wandb", "disabled", "--out", str(out),
            "--render-lod", lod, "--workers", str(workers), *extra]
@@ -168,6 +170,7 @@ def run_quick(lod: str, workers: int, tmp: Path, extra: list[str]) -> dict:
     load1 = os.getloadavg()[0]
     rows = [json.loads(line) for line in (out / "episodes.jsonl").read_text().splitlines() if line.strip()] if (out / "episodes.jsonl").exists() else []
     cfg = json.loads((out / "config.json").read_text()).get("config", {}) if (out / "config.json").exists() else {}
+    cfg = flatten_config(cfg)  # config.json by groups (now) or flat (before the groups)
     return {"lod": lod, "workers": workers, "rc": p.returncode, "stderr": p.stderr[-2000:], "wall": wall, "rows": rows,
             "load_start": load0, "load_end": load1, "cfg_render_lod": cfg.get("render_lod"), "cmd": " ".join(cmd[1:])}
 

@@ -15,7 +15,7 @@ def blind_fails_memory_succeeds(task: str, episode: int) -> dict:
     from experiments.records import WorkUnit
     from experiments.unit import build_parts
 
-    cfg = ExperimentConfig(out=f"/tmp/robomem_blind_vs_memory_{task}", wandb="disabled")
+    cfg = ExperimentConfig.from_flat(out=f"/tmp/robomem_blind_vs_memory_{task}", wandb="disabled")
     outcomes = {}
     for cond in ("no-memory", "memory"):
         parts = build_parts(WorkUnit(task=task, split="test", episode=episode, condition=cond, seed=7), cfg)

@@ -86,7 +86,7 @@ def test_example_runs_through_the_harness_with_the_audit(tmp_path):
     from experiments.records import WorkUnit
     from experiments.unit import run_unit
 
-    cfg = ExperimentConfig(tasks=("VideoUnmask",), wandb="disabled", out=str(tmp_path))
+    cfg = ExperimentConfig.from_flat(tasks=("VideoUnmask",), wandb="disabled", out=str(tmp_path))
     row = run_unit(WorkUnit("VideoUnmask", "train", 0, f"memory:{EXAMPLE}", 7), cfg)
     assert row.status in ("success", "fail", "timeout") and row.error is None
     memory = row.memory

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from experiments.conditions import ALL_CONDITIONS, condition_from_name
-from experiments.config import ConfigError, parse_config
+from experiments.config import ConfigError, SpecifierConfig, parse_config
 from experiments.memory_factory import ConditionRefused, condition_signature, memory_config
 from memory.frames import Frame
 from memory.layer import MemoryLayer
@@ -22,8 +22,8 @@ from memory.tools.registry import default_tools
 NEEDS_LLM = {"memory-single-vote"}
 
 
-class _LLMRun:
-    specifier, specifier_endpoint, specifier_model = "llm", "http://127.0.0.1:9/v1", "test"
+def _LLMRun() -> SpecifierConfig:
+    return SpecifierConfig(kind="llm", specifier_endpoint="http://127.0.0.1:9/v1", specifier_model="test")
 
 
 @pytest.mark.parametrize("name", ALL_CONDITIONS)

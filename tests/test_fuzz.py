@@ -8,7 +8,7 @@ garbage. The contract checked on every input:
   ``try_parse`` never raises; an accepted text canonicalises stably.
 * config: ``parse_config`` returns a config, raises :class:`ConfigError` whose message names the
   bad value, or exits (``SystemExit``) with status 2 and a message on stderr naming it (status 0
-  only for ``--help``). The value layer (``ExperimentConfig(...)`` with fuzzed field values,
+  only for ``--help``). The value layer (``ExperimentConfig.from_flat(...)`` with fuzzed field values,
   ``expand_tasks``, ``parse_episodes``, ``check_preset``) takes 10,000+ inputs in the default
   suite; the full tyro command line costs ~50-90 ms per parse on these machines (tyro builds its
   parser on every call), so the default suite sends it 300 argv lists and the slow suite 10,000.
@@ -177,26 +177,26 @@ def test_config_values_never_crash_and_errors_name_the_value():
         try:
             if field == "tasks":
                 expand_tasks((value,))
-                ExperimentConfig(tasks=(value,))
+                ExperimentConfig.from_flat(tasks=(value,))
             elif field == "episodes":
                 parse_episodes((value,))
-                ExperimentConfig(episodes=(value,))
+                ExperimentConfig.from_flat(episodes=(value,))
             elif field == "conditions":
-                ExperimentConfig(conditions=(value,))
+                ExperimentConfig.from_flat(conditions=(value,))
             elif field == "split":
-                ExperimentConfig(split=value, episodes=("0",))
+                ExperimentConfig.from_flat(split=value, episodes=("0",))
             elif field == "preset":
                 check_preset(value)
             elif field == "seeds":
                 seeds = (rng.randint(-5, 5), rng.randint(-5, 5))
                 value = str(seeds[0])  # the only bad seed value is a repeat, which names itself
-                ExperimentConfig(seeds=seeds)
+                ExperimentConfig.from_flat(seeds=seeds)
             else:
                 name = rng.choice(["horizon", "max_steps", "render_stride", "workers", "max_videos", "history_blind_p",
                                    "openpi_port", "openpi_recv_timeout_s"])
                 number = rng.choice([0, -1, 1, 2, 10**9, -(10**9), 0.5, 1.5, float("nan"), 65536])
                 value = str(number)
-                ExperimentConfig(**{name: number})
+                ExperimentConfig.from_flat(**{name: number})
             ok += 1
         except ConfigError as e:
             msg = str(e)

@@ -62,7 +62,7 @@ def test_the_cli_option_reaches_the_config():
     from experiments.config import parse_config
 
     cfg = parse_config(["--goal-style", "reworded", "--split", "train"])
-    assert cfg.goal_style == "reworded"
-    assert cfg.to_dict()["goal_style"] == "reworded"
+    assert cfg.env.goal_style == "reworded"
+    assert cfg.to_dict()["env"]["goal_style"] == cfg.flat_dict()["goal_style"] == "reworded"
     assert "goal_style" in cfg.outcome_fields()
-    assert parse_config([]).goal_style == "template"
+    assert parse_config([]).env.goal_style == "template"

@@ -21,7 +21,7 @@ def _outcome(r):
 
 
 def test_units_are_ordered_task_condition_seed_episode():
-    cfg = ExperimentConfig(tasks=("BinFill", "StopCube"), episodes=("0:2",), seeds=(7, 11), conditions=("no-memory", "memory"))
+    cfg = ExperimentConfig.from_flat(tasks=("BinFill", "StopCube"), episodes=("0:2",), seeds=(7, 11), conditions=("no-memory", "memory"))
     units = make_units(cfg)
     assert len(units) == cfg.n_units == 16
     assert units[:5] == [
@@ -44,7 +44,7 @@ def test_default_unit_fn_is_lazy_and_picklable():
 
 
 def test_in_process_run_and_errors_are_rows():
-    cfg = ExperimentConfig(tasks=("BinFill",), episodes=("0:3",), conditions=("no-memory",))
+    cfg = ExperimentConfig.from_flat(tasks=("BinFill",), episodes=("0:3",), conditions=("no-memory",))
     units = make_units(cfg)
     seen = []
     out = LocalExecutor(1, fx.raising_unit).run(units, cfg, seen.append)
@@ -63,7 +63,7 @@ def test_a_row_for_the_wrong_unit_is_an_error():
 
 
 def test_pool_survives_a_killed_worker():
-    cfg = ExperimentConfig(tasks=("BinFill",), episodes=("0:5",), conditions=("memory",))
+    cfg = ExperimentConfig.from_flat(tasks=("BinFill",), episodes=("0:5",), conditions=("memory",))
     units = make_units(cfg)
     seen = []
     out = LocalExecutor(2, fx.killing_unit).run(units, cfg, seen.append)

@@ -146,18 +146,18 @@ def test_full_disk_in_a_run_exits_1_without_losing_rows(tmp_path, monkeypatch, c
 
 
 def test_config_json(tmp_path):
-    cfg = ExperimentConfig(tasks=("counting",), out=tmp_path)
+    cfg = ExperimentConfig.from_flat(tasks=("counting",), out=tmp_path)
     write_config_json(tmp_path, cfg, argv=["--tasks", "counting"])
     doc = json.loads((tmp_path / "config.json").read_text())
-    assert doc["config"]["tasks"] == ["counting"] and doc["config"]["out"] == str(tmp_path)
+    assert doc["config"]["scope"]["tasks"] == ["counting"] and doc["config"]["execution"]["out"] == str(tmp_path)
     assert isinstance(doc["git_commit"], str) and doc["git_commit"]
     assert "git_dirty" in doc and doc["python"].count(".") == 2
     for pkg in ("numpy", "torch", "mani_skill", "sapien", "gymnasium", "mplib", "wandb", "tyro"):
         assert pkg in doc["packages"]
     assert doc["packages"]["numpy"] and doc["packages"]["tyro"]
     # a changed config keeps the previous file
-    write_config_json(tmp_path, ExperimentConfig(tasks=("imitation",), out=tmp_path))
-    assert json.loads((tmp_path / "config.1.json").read_text())["config"]["tasks"] == ["counting"]
+    write_config_json(tmp_path, ExperimentConfig.from_flat(tasks=("imitation",), out=tmp_path))
+    assert json.loads((tmp_path / "config.1.json").read_text())["config"]["scope"]["tasks"] == ["counting"]
 
 
 def test_git_info_outside_a_checkout(tmp_path):
@@ -168,7 +168,7 @@ def test_git_info_outside_a_checkout(tmp_path):
 def test_resume_refuses_changed_outcome_settings(tmp_path, capsys):
     base = ["--tasks", "BinFill", "--conditions", "memory", "--out", str(tmp_path), "--wandb", "disabled"]
     assert run.main(base, unit_fn=fx.det_unit) == 0
-    assert config_mismatch(tmp_path, ExperimentConfig(tasks=("BinFill",), out=tmp_path)) == {}
+    assert config_mismatch(tmp_path, ExperimentConfig.from_flat(tasks=("BinFill",), out=tmp_path)) == {}
     assert run.main(base + ["--max-steps", "50"], unit_fn=fx.det_unit) == 2
     assert "max_steps" in capsys.readouterr().err
     # widening the scope is fine

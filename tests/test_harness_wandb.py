@@ -22,7 +22,7 @@ def test_offline_runs_hold_the_summary(tmp_path, monkeypatch):
     from experiments.wandb_log import log_results
 
     monkeypatch.delenv("WANDB_MODE", raising=False)
-    cfg = ExperimentConfig(tasks=("BinFill", "VideoUnmask"), episodes=("0:3",), seeds=(7, 11), conditions=("memory",), out=tmp_path / "exp1")
+    cfg = ExperimentConfig.from_flat(tasks=("BinFill", "VideoUnmask"), episodes=("0:3",), seeds=(7, 11), conditions=("memory",), out=tmp_path / "exp1")
     rows = [fx.det_unit(u, cfg).to_dict() for u in make_units(cfg)]
     dirs = log_results(cfg, rows)
 
@@ -50,6 +50,6 @@ def test_offline_runs_hold_the_summary(tmp_path, monkeypatch):
 def test_disabled_logs_nothing(tmp_path):
     from experiments.wandb_log import log_results
 
-    cfg = ExperimentConfig(tasks=("BinFill",), out=tmp_path, wandb="disabled")
+    cfg = ExperimentConfig.from_flat(tasks=("BinFill",), out=tmp_path, wandb="disabled")
     assert log_results(cfg, [fx.det_unit(u, cfg).to_dict() for u in make_units(cfg)]) == []
     assert not (tmp_path / "wandb").exists()

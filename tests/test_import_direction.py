@@ -104,7 +104,6 @@ def _without_package_inits(graph: dict[str, set[str]]) -> dict[str, set[str]]:
             for v, deps in graph.items()}
 
 
-@pytest.mark.xfail(reason="experiments cycles fixed on branch cfg", strict=False)
 def test_no_module_sits_on_an_import_cycle():
     cycles = _cycles(_without_package_inits(GRAPH))
     assert not cycles, f"import cycles: {cycles}"

@@ -11,21 +11,21 @@ needs_robomme = pytest.mark.skipif(not AVAILABLE, reason=f"the official robomme 
 
 
 def test_backend_defaults_to_ours_and_refuses_what_it_cannot_run():
-    assert ExperimentConfig().backend == "robomem"
+    assert ExperimentConfig().env.backend == "robomem"
     with pytest.raises(ConfigError, match="--policy openpi"):
-        ExperimentConfig(backend="robomme", policy="openpi")
+        ExperimentConfig.from_flat(backend="robomme", policy="openpi")
     with pytest.raises(ConfigError, match="--video"):
-        ExperimentConfig(backend="robomme", video=True)
+        ExperimentConfig.from_flat(backend="robomme", video=True)
     with pytest.raises(ConfigError, match="--goal-style reworded"):
-        ExperimentConfig(backend="robomme", goal_style="reworded")
+        ExperimentConfig.from_flat(backend="robomme", goal_style="reworded")
 
 
 def test_backend_robomme_says_what_to_install_when_missing():
     if AVAILABLE:
-        assert ExperimentConfig(backend="robomme", tasks=("VideoUnmask",)).backend == "robomme"
+        assert ExperimentConfig.from_flat(backend="robomme", tasks=("VideoUnmask",)).env.backend == "robomme"
     else:
         with pytest.raises(ConfigError, match="pip install --no-deps -e"):
-            ExperimentConfig(backend="robomme")
+            ExperimentConfig.from_flat(backend="robomme")
     assert "robomme_benchmark" in INSTALL_HINT
 
 

@@ -32,7 +32,7 @@ def test_benchmark_server_gets_one_reset_per_episode_and_the_benchmark_request(m
 
     monkeypatch.setitem(policy_server.POLICIES, "hold", recording_hold)
     with policy_server.PolicyServer("hold", port=0, kind="benchmark") as server:
-        cfg = ExperimentConfig(policy="openpi", openpi_host="127.0.0.1", openpi_port=server.port,
+        cfg = ExperimentConfig.from_flat(policy="openpi", openpi_host="127.0.0.1", openpi_port=server.port,
                                tasks=("PickXtimes",), conditions=("oracle",), max_steps=32,
                                out=str(tmp_path), wandb="disabled")
         results = [run_unit(WorkUnit("PickXtimes", "test", episode, "oracle", 7), cfg) for episode in (0, 1)]
@@ -56,7 +56,7 @@ def test_stick_robot_gets_a_7d_client():
 
     low = envs.make_env("RouteStick")
     try:
-        policy, needs_images = build_policy(ExperimentConfig(policy="openpi", openpi_server="benchmark"), low)
+        policy, needs_images = build_policy(ExperimentConfig.from_flat(policy="openpi", openpi_server="benchmark"), low)
         assert needs_images and policy.policy.action_dim == 7 and policy.policy.server_kind == "benchmark"
     finally:
         low.close()

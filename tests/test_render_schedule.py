@@ -29,7 +29,7 @@ from wrappers.subgoal_execution import SubgoalExecution
 
 
 def cfg(**kw) -> ExperimentConfig:
-    return ExperimentConfig(tasks=("PickXtimes",), wandb="disabled", **kw)
+    return ExperimentConfig.from_flat(tasks=("PickXtimes",), wandb="disabled", **kw)
 
 
 def memory_for(name: str = "memory"):

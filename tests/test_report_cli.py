@@ -18,7 +18,7 @@ from experiments.results import ResultsWarning, ResultsWriter  # noqa: E402
 
 
 def _fill(out: Path, **kw) -> list[dict]:
-    cfg = ExperimentConfig(out=out, **kw)
+    cfg = ExperimentConfig.from_flat(out=out, **kw)
     rows = [fx.det_unit(u, cfg) for u in make_units(cfg)]
     with ResultsWriter(out) as w:
         for r in rows:

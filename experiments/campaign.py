@@ -1,0 +1,183 @@
+"""Results v1: the paper's protocol on our envs as one resumable campaign pinned to one commit.
+
+    python -m experiments.campaign --status              # planned vs done, per stage
+    python -m experiments.campaign --next 2              # run the next two unfinished stages
+    python -m experiments.campaign --stage headline-s7   # run one stage (resumes it)
+    python -m experiments.campaign --publish             # copy every run dir to benchmarks/results/
+
+Why a campaign and not one command: the protocol is about 25 CPU-hours on a 2-core machine, far
+more than one session, and a table is only honest if every row in it ran at the same code. So the
+plan is data (:data:`V1`), each stage is one ``python -m experiments.run`` invocation that resumes
+where it stopped, and the campaign refuses to add rows at a commit other than the one its rows
+already name (:func:`check_pin`). Stages are ordered by what the README needs first: the headline
+arms on seed 7, then the other seeds, rewording, recent-N, the ablations, the oracle ladder and
+the ood split. Stages that share a split and a goal wording share a run directory, so the report
+pairs their rows by episode.
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from experiments.config import PAPER_CONDITIONS
+from experiments.publish import PUBLISHED, commits_of, publish
+from experiments.results import read_rows
+
+ROOT = Path(__file__).resolve().parents[1]
+RUNS = ROOT / "runs"
+
+LADDER = ("memory-true-state", "memory-oracle-access", "memory-oracle-grounding")
+RECENT = ("recent4", "recent16", "recent32")
+ABLATIONS = tuple(c for c in PAPER_CONDITIONS if c.startswith("memory-") and c not in LADDER)
+TASKS = 16
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One ``experiments.run`` invocation of the campaign (paper preset: its policy noise)."""
+
+    name: str
+    run_dir: str
+    """Directory under ``runs/`` (and name under ``benchmarks/results/``) the rows go to."""
+    conditions: tuple[str, ...]
+    episodes: str
+    seeds: tuple[int, ...] = (7,)
+    split: str = "test"
+    goal_style: str = "template"
+
+    @property
+    def planned(self) -> int:
+        lo, hi = (int(v) for v in self.episodes.split(":"))
+        return TASKS * (hi - lo) * len(self.seeds) * len(self.conditions)
+
+    def argv(self, workers: int) -> list[str]:
+        return [
+            "--preset", "paper", "--tasks", "all", "--split", self.split, "--episodes", self.episodes,
+            "--seeds", *map(str, self.seeds), "--conditions", *self.conditions,
+            "--goal-style", self.goal_style, "--workers", str(workers), "--out", str(RUNS / self.run_dir),
+        ]
+
+    def done(self) -> int:
+        """Rows of this stage already in its run directory (any status)."""
+        path = RUNS / self.run_dir
+        if not path.exists():
+            return 0
+        lo, hi = (int(v) for v in self.episodes.split(":"))
+        want = set(self.conditions)
+        return sum(1 for r in read_rows(path, warn=False)
+                   if r.get("condition") in want and r.get("seed") in self.seeds and lo <= r.get("episode", -1) < hi)
+
+
+HEADLINE = ("oracle", "no-memory", "memory")
+V1: tuple[Stage, ...] = (
+    Stage("headline-s7", "results_v1_test", HEADLINE, "0:50", (7,)),
+    Stage("recent", "results_v1_test", RECENT, "0:20"),
+    Stage("ablations", "results_v1_test", ABLATIONS, "0:20"),
+    Stage("reworded", "results_v1_reworded", ("no-memory", "memory"), "0:50", goal_style="reworded"),
+    Stage("headline-s11", "results_v1_test", HEADLINE, "0:50", (11,)),
+    Stage("headline-s23", "results_v1_test", HEADLINE, "0:50", (23,)),
+    Stage("ladder", "results_v1_test", LADDER, "0:20"),
+    Stage("ood", "results_v1_ood", HEADLINE, "0:50", split="ood"),
+)
+
+
+class CampaignError(RuntimeError):
+    """The campaign cannot go on as asked (the message says why and what to do)."""
+
+
+def head_commit() -> tuple[str, bool]:
+    """HEAD's commit and whether the checkout has uncommitted changes to tracked files."""
+    commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT,
+                           capture_output=True, text=True).stdout.strip()
+    return commit, bool(dirty)
+
+
+def pinned_commits(stages: tuple[Stage, ...] = V1) -> dict[str, int]:
+    """Commits the campaign's existing rows ran at (local run dirs, else the published copies)."""
+    found: dict[str, int] = {}
+    for run_dir in dict.fromkeys(s.run_dir for s in stages):
+        for root in (RUNS, PUBLISHED):
+            if (root / run_dir).exists():
+                for c, n in commits_of(read_rows(root / run_dir, warn=False)).items():
+                    found[c] = found.get(c, 0) + n
+                break
+    return found
+
+
+def check_pin(stages: tuple[Stage, ...] = V1) -> str:
+    """The commit new rows may be written at; raises :class:`CampaignError` when HEAD is not it."""
+    commit, dirty = head_commit()
+    if dirty:
+        raise CampaignError("the checkout has uncommitted changes; run the campaign from a clean clone")
+    pinned = pinned_commits(stages)
+    others = {c: n for c, n in pinned.items() if c != commit}
+    if others:
+        raise CampaignError(
+            f"the campaign's rows ran at {others} but HEAD is {commit[:12]}: check out that commit "
+            f"(git clone . /tmp/v1 && git -C /tmp/v1 checkout {next(iter(others))[:12]}) or start a new campaign"
+        )
+    return commit
+
+
+def status(stages: tuple[Stage, ...] = V1) -> str:
+    lines = [f"{'stage':14} {'run dir':22} {'done':>6} / planned"]
+    for s in stages:
+        lines.append(f"{s.name:14} {s.run_dir:22} {s.done():6d} / {s.planned}")
+    pinned = pinned_commits(stages)
+    lines.append(f"rows by commit: {pinned or 'none yet'}")
+    return "\n".join(lines)
+
+
+def run_stage(stage: Stage, workers: int) -> int:
+    check_pin()
+    argv = stage.argv(workers)
+    print(f"campaign: {stage.name}: python -m experiments.run {' '.join(argv)}", flush=True)
+    return subprocess.run([sys.executable, "-m", "experiments.run", *argv], cwd=ROOT).returncode
+
+
+def publish_all(stages: tuple[Stage, ...] = V1) -> list[Path]:
+    out = []
+    for run_dir in dict.fromkeys(s.run_dir for s in stages):
+        if (RUNS / run_dir).exists():
+            out.append(publish(RUNS / run_dir, run_dir, replace=True))
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m experiments.campaign", description=__doc__.split("\n\n")[0])
+    p.add_argument("--status", action="store_true", help="planned vs done per stage")
+    p.add_argument("--stage", action="append", default=[], help="run this stage (repeatable)")
+    p.add_argument("--next", type=int, default=0, help="run the next N unfinished stages")
+    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--publish", action="store_true", help="copy the run dirs to benchmarks/results/")
+    args = p.parse_args(argv)
+    by_name = {s.name: s for s in V1}
+    unknown = [n for n in args.stage if n not in by_name]
+    if unknown:
+        p.error(f"unknown stage {unknown[0]!r} (known: {', '.join(by_name)})")
+    todo = [by_name[n] for n in args.stage]
+    if args.next:
+        todo += [s for s in V1 if s.done() < s.planned and s not in todo][: args.next]
+    try:
+        for stage in todo:
+            rc = run_stage(stage, args.workers)
+            if rc:
+                return rc
+        if args.publish:
+            for path in publish_all():
+                print(f"published {path}")
+    except CampaignError as exc:
+        print(f"campaign: {exc}", file=sys.stderr)
+        return 2
+    if args.status or not (todo or args.publish):
+        print(status())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

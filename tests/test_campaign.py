@@ -1,0 +1,53 @@
+"""The Results v1 campaign: every stage is a valid run, and rows never mix commits."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from experiments import campaign
+from experiments.config import parse_config
+
+
+@pytest.mark.parametrize("stage", campaign.V1, ids=lambda s: s.name)
+def test_every_stage_parses_as_a_paper_run(stage):
+    cfg = parse_config(stage.argv(workers=2))
+    flat = cfg.flat_dict()
+    assert flat["preset"] == "paper" and flat["split"] == stage.split and flat["goal_style"] == stage.goal_style
+    assert tuple(flat["conditions"]) == stage.conditions and tuple(flat["seeds"]) == stage.seeds
+    assert flat["policy_noise"]["p_fail_grasp"] > 0  # the paper preset's noise, not the quick default
+
+
+def test_the_plan_covers_the_protocol():
+    names = {s.name for s in campaign.V1}
+    assert {"headline-s7", "headline-s11", "headline-s23", "reworded", "recent", "ablations", "ladder", "ood"} == names
+    ablations = next(s for s in campaign.V1 if s.name == "ablations").conditions
+    assert "memory-no-count" in ablations and not set(campaign.LADDER) & set(ablations)
+    assert next(s for s in campaign.V1 if s.name == "headline-s7").planned == 16 * 50 * 3
+
+
+def _write_rows(run_dir, commit, n=2):
+    run_dir.mkdir(parents=True)
+    with open(run_dir / "episodes.jsonl", "w") as fh:
+        for ep in range(n):
+            fh.write(json.dumps({"task": "StopCube", "condition": "memory", "episode": ep, "seed": 7,
+                                 "split": "test", "status": "success", "success": True, "code_commit": commit}) + "\n")
+
+
+def test_rows_at_another_commit_stop_the_campaign(tmp_path, monkeypatch):
+    monkeypatch.setattr(campaign, "RUNS", tmp_path / "runs")
+    monkeypatch.setattr(campaign, "PUBLISHED", tmp_path / "published")
+    monkeypatch.setattr(campaign, "head_commit", lambda: ("a" * 40, False))
+    stages = campaign.V1[:1]
+    assert campaign.check_pin(stages) == "a" * 40  # nothing yet: HEAD is the pin
+    _write_rows(tmp_path / "runs" / stages[0].run_dir, "b" * 40)
+    with pytest.raises(campaign.CampaignError, match="bbbbbbbbbbbb.*HEAD is aaaaaaaaaaaa"):
+        campaign.check_pin(stages)
+    assert stages[0].done() == 2
+
+
+def test_a_dirty_checkout_is_refused(monkeypatch):
+    monkeypatch.setattr(campaign, "head_commit", lambda: ("a" * 40, True))
+    with pytest.raises(campaign.CampaignError, match="uncommitted"):
+        campaign.check_pin(campaign.V1[:1])
