@@ -1,83 +1,13 @@
-"""The only observation type the memory ever receives.
+"""The only observation type the memory ever receives: :class:`subgoals.frames.Frame`.
 
-A :class:`Frame` carries exactly what a real robot would have: the front RGB image, the
-joint state, the action just executed, the step counter and whether the frame comes
-from the conditioning video or from live interaction. Keeping the input this narrow is
-what makes the memory honest: nothing the simulator knows but a camera would not can
-reach a tool through this door.
+The class is defined in the bottom layer (``subgoals.frames``) because the envs produce it
+and the memory consumes it, and neither may import the other; this module is the memory's
+door to it, so memory code keeps importing ``memory.frames`` and the boundary
+(``memory/boundary.py``) checks ``type(frame) is Frame`` against this very class.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
-
-import numpy as np
+from subgoals.frames import SOURCES, Frame, FrameSource
 
 __all__ = ["Frame", "FrameSource", "SOURCES"]
-
-FrameSource = Literal["video", "live"]
-SOURCES: tuple[str, ...] = ("video", "live")
-
-
-def _frozen_view(array: np.ndarray | None, name: str) -> np.ndarray | None:
-    """A read-only view, so that no tool can edit a frame another tool will see (the caller's array is untouched)."""
-    if array is None:
-        return None
-    if type(array) is not np.ndarray:
-        # a list, a tensor or an ndarray subclass: keep only the numbers, as a plain ndarray
-        array = np.asarray(array)
-        if type(array) is not np.ndarray:
-            array = np.array(array, subok=False)
-        if array.dtype == object:
-            raise TypeError(f"Frame.{name} must be a numeric array, got {type(array).__name__}")
-    view = array.view(np.ndarray)
-    view.flags.writeable = False
-    return view
-
-
-@dataclass(frozen=True, eq=False)
-class Frame:
-    """One observation at one environment step.
-
-    Attributes:
-        step: the environment's step counter. It keeps counting through the conditioning
-            video, so steps increase over a whole episode and ``snapshot(t)`` is unambiguous.
-        rgb: front camera image, ``(H, W, 3)`` uint8, or ``None`` on steps that were not rendered.
-        joint_state: robot joint positions, or ``None``.
-        action: the action executed just before this frame, or ``None``.
-        source: ``"video"`` for conditioning-video frames, ``"live"`` for frames the robot acts in.
-    """
-
-    step: int
-    rgb: np.ndarray | None = None
-    joint_state: np.ndarray | None = None
-    action: np.ndarray | None = None
-    source: FrameSource = "live"
-
-    def __post_init__(self) -> None:
-        if isinstance(self.step, bool) or not isinstance(self.step, (int, np.integer)):
-            raise TypeError(f"Frame.step must be an int, got {self.step!r}")
-        object.__setattr__(self, "step", int(self.step))
-        if self.source not in SOURCES:
-            raise ValueError(f"Frame.source must be one of {SOURCES}, got {self.source!r}")
-        rgb = _frozen_view(self.rgb, "rgb")
-        if rgb is not None and (rgb.ndim != 3 or rgb.shape[2] != 3 or rgb.dtype != np.uint8):
-            raise ValueError(f"Frame.rgb must be an (H, W, 3) uint8 array, got shape {rgb.shape} dtype {rgb.dtype}")
-        object.__setattr__(self, "rgb", rgb)
-        object.__setattr__(self, "joint_state", _frozen_view(self.joint_state, "joint_state"))
-        object.__setattr__(self, "action", _frozen_view(self.action, "action"))
-
-    @property
-    def is_video(self) -> bool:
-        return self.source == "video"
-
-    def describe(self) -> dict:
-        """A JSON-friendly summary (shapes, not pixels) for logs and traces."""
-        return {
-            "step": self.step,
-            "source": self.source,
-            "rgb": None if self.rgb is None else list(self.rgb.shape),
-            "joint_state": None if self.joint_state is None else list(self.joint_state.shape),
-            "action": None if self.action is None else list(self.action.shape),
-        }

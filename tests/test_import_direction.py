@@ -53,15 +53,7 @@ MODULES = {_module_name(p): p for pkg in PACKAGES for p in sorted((ROOT / pkg).r
 GRAPH = {name: {m for m in _imports(path) if m in MODULES and m != name} for name, path in MODULES.items()}
 
 
-# envs.official.env -> wrappers.subgoal_execution is being moved out on another branch (gym)
-_BEING_FIXED = {"envs": "envs.official.env -> wrappers.subgoal_execution: being fixed on branch gym"}
-
-
-@pytest.mark.parametrize(
-    "package",
-    [pytest.param(p, marks=pytest.mark.xfail(reason=_BEING_FIXED[p], strict=False)) if p in _BEING_FIXED else p
-     for p in sorted(ALLOWED)],
-)
+@pytest.mark.parametrize("package", sorted(ALLOWED))
 def test_package_imports_only_what_sits_below_it(package):
     bad = sorted(
         f"{name} -> {dep}"

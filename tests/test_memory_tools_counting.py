@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from envs import episode_spec, make_env
-from envs.core import counting_parts as C
+from envs.core.builders.parking import hide_visual, park
 from memory.frames import Frame
 from memory.records import LayoutRecord
 from memory.spec import specify
@@ -48,7 +48,7 @@ def swing():
     for side, spot in spots.items():
         t.set_xyz(t.flash_discs[side], [spot.x, spot.y, 0.0045])
         lit[side] = env.front_frame()
-        C.hide_visual(t, t.flash_discs[side])
+        hide_visual(t, t.flash_discs[side])
     where = {side: t.project([spot.x, spot.y, 0.0]) for side, spot in spots.items()}
     goal = env.unwrapped.goal_texts()[0]
     yield {"dark": dark, "lit": lit, "where": where, "goal": goal, "colour": t.colour}
@@ -169,7 +169,7 @@ def binfill():
     red = t.cubes[i_red]
     t.set_xyz(red, [L.bin.x, L.bin.y, 0.10])
     held = env.front_frame()
-    C.park(t, red, i_red)
+    park(t, red, i_red)
     gone = env.front_frame()
     i_new = next(i for i, c in enumerate(L.cubes) if t.away[i] and c.label == "red")
     t.set_xyz(t.cubes[i_new], [L.cubes[i_new].x, L.cubes[i_new].y, 0.02])

@@ -177,7 +177,8 @@ def repick():
         frames.append(env.front_frame())
     t.set_xyz(cubes[h], start[h])
     frames += [env.front_frame()] * 10
-    from envs.core.reference_parts import lane_point, smoothstep
+    from envs.core.animation.swaps import lane_point
+    from envs.core.easing import smoothstep
 
     for k in range(1, 13):
         s = smoothstep(k / 12)

@@ -58,11 +58,11 @@ def test_official_episode_through_our_interface():
     from envs.official.env import OfficialSubgoalEnv
     from envs.official.episodes import official_episode_spec
     from memory.boundary import check_frame
-    from wrappers.memory_wrapper import to_frame
 
     env = OfficialSubgoalEnv("VideoUnmask", frame_stride=4)
     obs, info = env.reset(options={"episode": official_episode_spec("VideoUnmask", 0, "test")})
     assert obs["front_rgb"].shape == (256, 256, 3) and len(info["video"]) > 10
+    assert obs in env.observation_space and obs["front_rendered"] == 1
     assert "green cube" in info["goal"]
     slot = env.unwrapped.history_slot()
     assert slot is not None and slot.name == "which container" and len(slot.alternatives) >= 2
@@ -74,9 +74,10 @@ def test_official_episode_through_our_interface():
     # the audit asks after the step: texts resolve in the scene the decision saw (the container is lifted by now)
     assert {a: env.resolve(a) for a in before} == before
     assert info["status"] == "success" and term
+    assert obs in env.observation_space and oracle in env.action_space
     frames = info["frames"]
     assert frames and all(f.action is not None and f.action.shape == (8,) for f in frames)
     assert frames[-1].rgb is not None and any(f.rgb is None for f in frames)
     for f in frames:
-        check_frame(to_frame(f))
+        check_frame(f)
     env.close()

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from envs import make_env
-from envs.core import imitation_parts as I
+from envs.core.layouts.paths import COMPASS, STEP_OF, compass_word, dfs_path, grid_neighbours, random_walk
 from envs.episodes import episode_spec
 from experiments.oracle_rollout import run_oracle
 
@@ -46,7 +46,7 @@ def test_pattern_paths_are_simple_8_connected_and_in_range():
     rng = np.random.default_rng(0)
     for difficulty, n in SIZES.items():
         for _ in range(50):
-            path = I.dfs_path(rng, n, LENGTHS[difficulty])
+            path = dfs_path(rng, n, LENGTHS[difficulty])
             lo, hi = LENGTHS[difficulty]
             assert lo <= len(path) <= hi
             assert len(set(path)) == len(path)
@@ -56,22 +56,22 @@ def test_pattern_paths_are_simple_8_connected_and_in_range():
 
 
 def test_compass_words():
-    assert I.compass_word((1, 0)) == "forward"
-    assert I.compass_word((0, 1)) == "left"
-    assert I.compass_word((-1, -1)) == "backward-right"
-    assert I.compass_word((0.1, -0.09)) == "forward-right"
-    assert {I.COMPASS[k] for k in I.COMPASS} == set(I.STEP_OF)
+    assert compass_word((1, 0)) == "forward"
+    assert compass_word((0, 1)) == "left"
+    assert compass_word((-1, -1)) == "backward-right"
+    assert compass_word((0.1, -0.09)) == "forward-right"
+    assert {COMPASS[k] for k in COMPASS} == set(STEP_OF)
 
 
 def test_random_walk_backtracks_only_at_the_ends_unless_hard():
     rng = np.random.default_rng(1)
     for _ in range(200):
-        w = I.random_walk(rng, 5, 7, backtrack=False)
+        w = random_walk(rng, 5, 7, backtrack=False)
         assert all(abs(a - b) == 1 for a, b in zip(w[:-1], w[1:]))
         for a, b, c in zip(w[:-2], w[1:-1], w[2:]):
             if a == c:
                 assert b in (0, 4)
-    walks = [I.random_walk(rng, 5, 7, backtrack=True) for _ in range(200)]
+    walks = [random_walk(rng, 5, 7, backtrack=True) for _ in range(200)]
     assert any(a == c and b not in (0, 4) for w in walks for a, b, c in zip(w[:-2], w[1:-1], w[2:]))
 
 
@@ -164,7 +164,7 @@ def test_pattern_lock_slot_and_truth(pattern_env):
     slot = t.history_slot()
     assert slot is not None and env.oracle_subgoal() in slot.alternatives
     here = t.layout.path[0]
-    assert len(slot.alternatives) == len(I.grid_neighbours(here, t.layout.n)) >= 3
+    assert len(slot.alternatives) == len(grid_neighbours(here, t.layout.n)) >= 3
     truth = t.truth()
     assert truth["path"] == [list(c) for c in t.layout.path] and truth["edge"] == 0
 

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from envs import episode_spec, make_env, task_class
-from envs.core import containers as C
-from envs.core.scene_parts import Placed
+from envs.core.animation.container_swaps import BULGE, REVEAL_END, SWAP_START, SWAP_STEPS, lane_pose, rest_poses_after, smoothstep
+from envs.core.layouts.scene import Placed
 from experiments.oracle_rollout import run_oracle
 
 TASKS = ["VideoUnmask", "ButtonUnmask", "VideoUnmaskSwap", "ButtonUnmaskSwap"]
@@ -91,19 +91,19 @@ def _assert_view_hides_the_answer(env, rgb=None):
 # ---------------------------------------------------------------------- pure pieces
 def test_swap_lanes_bulge_to_opposite_sides_and_end_exchanged():
     pa, pb = (0.0, 0.0, 0.1), (0.2, 0.0, 0.5)
-    assert C.lane_pose(pa, pb, 0.0) == pytest.approx(pa)
-    assert C.lane_pose(pa, pb, 1.0) == pytest.approx((0.2, 0.0, 0.5))
-    xa, ya, _ = C.lane_pose(pa, pb, 0.5)
-    xb, yb, _ = C.lane_pose(pb, pa, 0.5)
+    assert lane_pose(pa, pb, 0.0) == pytest.approx(pa)
+    assert lane_pose(pa, pb, 1.0) == pytest.approx((0.2, 0.0, 0.5))
+    xa, ya, _ = lane_pose(pa, pb, 0.5)
+    xb, yb, _ = lane_pose(pb, pa, 0.5)
     assert xa == pytest.approx(0.1) and xb == pytest.approx(0.1)
     # each bulges 0.07 off the line, to opposite sides of it (two lanes)
-    assert abs(ya) == pytest.approx(C.BULGE) and ya == pytest.approx(-yb)
-    assert C.smoothstep(0.25) == pytest.approx(0.15625) and C.smoothstep(0.5) == 0.5
+    assert abs(ya) == pytest.approx(BULGE) and ya == pytest.approx(-yb)
+    assert smoothstep(0.25) == pytest.approx(0.15625) and smoothstep(0.5) == 0.5
 
 
 def test_rest_poses_after_swaps_permute_the_slots():
     cs = [Placed("container", 0.0, 0.0, 0.1), Placed("container", 0.2, 0.0, 1.4), Placed("container", 0.0, 0.3, 0.0)]
-    rest = C.rest_poses_after(cs, ((0, 1), (1, 2)))
+    rest = rest_poses_after(cs, ((0, 1), (1, 2)))
     assert [p[:2] for p in rest[1]] == [(0.2, 0.0), (0.0, 0.0), (0.0, 0.3)]
     assert [p[:2] for p in rest[2]] == [(0.2, 0.0), (0.0, 0.3), (0.0, 0.0)]
     # the yaw of a mover turns by less than 45 degrees and ends square with the partner's
@@ -171,7 +171,7 @@ def test_video_frames_follow_the_clock_and_cost_no_budget():
     assert info["clock"] == 64 and info["steps"] == 0 and env.steps == 0 and info["status"] == "ongoing"
     # the cubes are in view up to step 31, covered from step 32 on
     shown = [_cube_pixels(f) > 60 for f in v.front]
-    assert shown == [c < C.REVEAL_END for c in v.clock]
+    assert shown == [c < REVEAL_END for c in v.clock]
     np.testing.assert_array_equal(v.front[-1], obs["front_rgb"])  # the last video frame is the current view
     np.testing.assert_allclose(v.joint_state[0], v.joint_state[-1], atol=1e-3)  # the robot held still
     _assert_view_hides_the_answer(env, obs["front_rgb"])
@@ -185,7 +185,7 @@ def test_video_swap_frames_and_decision_view():
     env = env_for("VideoUnmaskSwap", video_stride=25)
     obs, info = env.reset(options={"episode": spec})
     t = env.unwrapped
-    n = C.SWAP_START + C.SWAP_STEPS * len(t.layout.swaps)
+    n = SWAP_START + SWAP_STEPS * len(t.layout.swaps)
     assert t.clock == n and info["steps"] == 0
     assert info["video"].clock == list(range(25, n + 1, 25))
     truth = t.truth()
@@ -208,25 +208,25 @@ def test_reveal_cover_and_swap_timeline_live():
         env.step(hold)
         c = t.clock
         truth = t.truth()
-        if c < C.REVEAL_END:
+        if c < REVEAL_END:
             assert all(t.is_parked(x) for x in t.containers)
             assert all(v is None for v in truth["covered_by"].values())
             assert all(t.pos(cube)[2] < 0.02 for cube in t.hidden_cubes)  # cubes on the table, in view
-        elif c < C.SWAP_START:
+        elif c < SWAP_START:
             assert truth["covered_by"] == truth["hides"]
             for i, x in enumerate(L.containers):
                 np.testing.assert_allclose(t.pos(t.containers[i])[:2], [x.x, x.y], atol=2e-3)
         elif c < t.settle_clock:
             assert all(t.is_parked(cube) for cube in t.hidden_cubes)
-            s = (c - C.SWAP_START) // C.SWAP_STEPS
-            if (c - C.SWAP_START) % C.SWAP_STEPS == C.SWAP_STEPS // 2:
+            s = (c - SWAP_START) // SWAP_STEPS
+            if (c - SWAP_START) % SWAP_STEPS == SWAP_STEPS // 2:
                 a, b = L.swaps[s]
                 pa, pb = t.pos(t.containers[a])[:2], t.pos(t.containers[b])[:2]
-                assert np.linalg.norm(pa - pb) == pytest.approx(2 * C.BULGE, abs=2e-3)  # two lanes
+                assert np.linalg.norm(pa - pb) == pytest.approx(2 * BULGE, abs=2e-3)  # two lanes
                 seen_mid = True
         else:
             assert truth["covered_by"] == truth["hides"]
-            rest = C.rest_poses_after(L.containers, L.swaps)[-1]
+            rest = rest_poses_after(L.containers, L.swaps)[-1]
             for i in range(len(L.containers)):
                 np.testing.assert_allclose(t.pos(t.containers[i])[:2], rest[i][:2], atol=2e-3)
     assert seen_mid and truth["swaps_done"] == len(L.swaps)

@@ -13,7 +13,9 @@ import numpy as np
 import pytest
 
 from envs import make_env
-from envs.core import reference_parts as R
+from envs.core.animation.swaps import SWAP_BULGE, lane_point
+from envs.core.bases.reference import HIDDEN_RESET_STEPS
+from envs.core.easing import smoothstep
 from envs.episodes import EpisodeSpec, episode_spec
 from policies.scripted import ScriptedPolicy
 
@@ -74,10 +76,10 @@ def mean_colour(rgb, seg, actor) -> np.ndarray:
 # ---------------------------------------------------------------------- shared pieces
 def test_lane_points_bulge_to_opposite_sides_and_end_exactly():
     a, b = np.array([0.0, 0.0]), np.array([0.2, 0.0])
-    assert np.allclose(R.lane_point(a, b, 0.0), a) and np.allclose(R.lane_point(a, b, 1.0), b)
-    mid_ab, mid_ba = R.lane_point(a, b, 0.5), R.lane_point(b, a, 0.5)
-    assert mid_ab[1] == pytest.approx(R.SWAP_BULGE) and mid_ba[1] == pytest.approx(-R.SWAP_BULGE)
-    assert R.smoothstep(0) == 0 and R.smoothstep(1) == 1 and R.smoothstep(0.5) == pytest.approx(0.5)
+    assert np.allclose(lane_point(a, b, 0.0), a) and np.allclose(lane_point(a, b, 1.0), b)
+    mid_ab, mid_ba = lane_point(a, b, 0.5), lane_point(b, a, 0.5)
+    assert mid_ab[1] == pytest.approx(SWAP_BULGE) and mid_ba[1] == pytest.approx(-SWAP_BULGE)
+    assert smoothstep(0) == 0 and smoothstep(1) == 1 and smoothstep(0.5) == pytest.approx(0.5)
 
 
 @pytest.mark.parametrize("task", TASKS)
@@ -154,7 +156,7 @@ def test_video_frames_are_the_recorded_steps_and_cost_no_budget(envs_by_task):
     spec = episode_spec("VideoRepick", 3)  # hard: pick, put down, hidden reset (no swaps)
     obs, info = env.reset(options={"episode": spec})
     task, video = env.unwrapped, info["video"]
-    hidden = R.HIDDEN_RESET_STEPS
+    hidden = HIDDEN_RESET_STEPS
     shown = range(1, task.clock - hidden + 1)  # the hidden arm reset is the last 30 steps
     assert video.clock == [c for c in shown if c % stride == 0]  # every recorded step, in order
     assert len(video.front) == len(video.clock) == len(video.joint_state)

@@ -5,6 +5,6 @@ action chunk) → :class:`MemoryLayer` (memory revises the composer's subgoal; p
 disabled, recent-frame baseline with ``window``) → :class:`RecordEpisode` (optional mp4).
 """
 
-from wrappers.subgoal_execution import LowLevelFrame, SubgoalExecution
+from wrappers.subgoal_execution import SubgoalExecution
 
-__all__ = ["SubgoalExecution", "LowLevelFrame"]
+__all__ = ["SubgoalExecution"]

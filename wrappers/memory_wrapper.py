@@ -8,17 +8,19 @@ subgoal reaches the env, so actions and outcomes are identical step for step (te
 The memory (:mod:`memory.interface`) only ever receives frames, the goal text, executed
 actions/joint states and the proposed subgoal; never the simulator. The recent-frame baseline is
 its own wrapper, :class:`wrappers.recent_frames.RecentFrames`.
+
+The wrapper keeps the subgoal-level env's Gym spaces (``envs/spaces.py``: ``Text`` subgoals in,
+the camera images with their ``*_rendered`` flags out), inherited from the env it wraps; the
+frames of ``info["frames"]`` are already :class:`subgoals.frames.Frame` objects, the memory's
+input type, and reach ``memory.observe`` as they are.
 """
 
 from __future__ import annotations
 
 import gymnasium as gym
 
+from envs.spaces import rendered
 from memory.frames import Frame
-
-
-def to_frame(f, source: str = "live") -> Frame:
-    return Frame(step=f.step, rgb=f.rgb, joint_state=f.joint_state, action=f.action, source=source)
 
 
 def demo_frames(info: dict) -> list[Frame]:
@@ -49,7 +51,7 @@ class MemoryWrapper(gym.Wrapper):
 
     @staticmethod
     def _first_frame(obs) -> Frame:
-        return Frame(step=obs["clock"], rgb=obs.get("front_rgb"), joint_state=obs["joint_state"], action=None)
+        return Frame(step=obs["clock"], rgb=rendered(obs, "front"), joint_state=obs["joint_state"], action=None)
 
     # the two hooks the recent-frame baseline overrides
     def _start(self, demo: list[Frame], first: Frame) -> None:
@@ -70,7 +72,7 @@ class MemoryWrapper(gym.Wrapper):
         rev = self.memory.revise(proposed, current)
         obs, reward, terminated, truncated, info = self.env.step(rev.text)
         for f in info.get("frames", []):
-            self._feed(to_frame(f))
+            self._feed(f)
         self._obs = obs
         record = {"step": current.step, "proposed": proposed, "revised": rev.text, "rewritten": rev.rewritten,
                   "memory_read": rev.read, "memory_abstained": rev.abstained}

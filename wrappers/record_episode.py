@@ -15,6 +15,8 @@ import gymnasium as gym
 import imageio.v2 as imageio
 import numpy as np
 
+from envs.spaces import rendered
+
 _POINT = re.compile(r"<\s*(\d+)\s*,\s*(\d+)\s*>")
 
 
@@ -47,8 +49,9 @@ class RecordEpisode(gym.Wrapper):
         if self.include_video and video is not None:
             for rgb in video.front:
                 self._writer.append_data(annotate(rgb, "[conditioning video]", "[conditioning video]"))
-        if obs.get("front_rgb") is not None:
-            self._writer.append_data(annotate(obs["front_rgb"], "", ""))
+        front = rendered(obs, "front")
+        if front is not None:
+            self._writer.append_data(annotate(front, "", ""))
         return obs, info
 
     def step(self, subgoal: str):

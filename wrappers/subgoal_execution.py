@@ -26,34 +26,29 @@ as in the harness), ``render_s`` (every render this wrapper requested, front and
 ``reset_s`` (the env reset: scene build and conditioning video, with the video's frames),
 ``renders`` (how many frames this wrapper rendered), and one entry per timer given in ``timers``
 (e.g. ``memory_s``: seconds inside the memory layer during this episode).
+
+The Gym contract (``envs/spaces.py``): the action space is ``Text`` (a subgoal; ``""`` holds still
+for a chunk), the observation space a ``Dict`` of both camera images, each with a ``*_rendered``
+flag (an unrendered camera is an all-zero image with flag 0, read it with ``envs.spaces.rendered``),
+the joint state, ``step`` and ``clock``. Internally the low-level observations keep ``None`` for an
+unrendered camera (what the policy reads); only ``reset`` / ``step`` convert. The env passes
+``gymnasium.utils.env_checker.check_env`` (``tests/test_gym_contract.py``).
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import gymnasium as gym
 import numpy as np
 
+from envs.spaces import subgoal_action_space, subgoal_observation, subgoal_observation_space
 from policies.base import PolicyError
+from subgoals.frames import Frame
 
 _TIMING_KEYS = ("policy_s", "env_s", "render_s", "reset_s", "renders")
-
-
-@dataclass
-class LowLevelFrame:
-    """What an observer may see of one env step: pixels (or None), joints and the action.
-
-    ``step`` is the env's absolute clock (video steps included), so it never goes backwards.
-    """
-
-    step: int
-    rgb: np.ndarray | None
-    joint_state: np.ndarray
-    action: np.ndarray | None
-    source: str = "live"
 
 
 class SubgoalExecution(gym.Wrapper):
@@ -70,12 +65,20 @@ class SubgoalExecution(gym.Wrapper):
         policy_needs_wrist: the policy reads ``wrist_rgb`` (defaults to ``policy_needs_images``).
         timers: extra per-episode times, ``name -> callable`` returning a monotonically growing
             number of seconds; ``timings[name]`` is its growth since :meth:`reset`.
+        policy_seed: when given, every :meth:`reset` also resets the policy with it, so the env
+            alone is reproducible (gymnasium's determinism checks). The harness leaves it None:
+            it resets the policy itself from the episode's random stream.
+
+    ``info["frames"]`` holds one :class:`subgoals.frames.Frame` per env step the chunk ran.
     """
 
     def __init__(self, env, policy, horizon: int = 16, frame_stride: int = 0, render_query: bool = True,
                  policy_needs_images: bool = False, *, early_stride: int = 0, early_until: int = 0,
-                 policy_needs_wrist: bool | None = None, timers: Mapping[str, Callable[[], float]] | None = None):
+                 policy_needs_wrist: bool | None = None, timers: Mapping[str, Callable[[], float]] | None = None,
+                 policy_seed: int | None = None):
         super().__init__(env)
+        self.action_space = subgoal_action_space()
+        self.observation_space = subgoal_observation_space()
         if horizon < 1:
             raise ValueError(f"horizon must be >= 1, got {horizon!r}")
         for name, value in (("frame_stride", frame_stride), ("early_stride", early_stride), ("early_until", early_until)):
@@ -90,6 +93,7 @@ class SubgoalExecution(gym.Wrapper):
         self.policy_needs_images = policy_needs_images
         self.policy_needs_wrist = policy_needs_images if policy_needs_wrist is None else policy_needs_wrist
         self.timers = dict(timers or {})
+        self.policy_seed = policy_seed
         self._obs: dict | None = None
         self._info: dict | None = None
         self._t: dict[str, float] = dict.fromkeys(_TIMING_KEYS, 0.0)
@@ -114,7 +118,9 @@ class SubgoalExecution(gym.Wrapper):
         obs, info = self.env.reset(seed=seed, options=options)
         self._t["reset_s"] += time.perf_counter() - t0
         self._obs, self._info = obs, info
-        return obs, info
+        if self.policy_seed is not None:
+            self.policy.reset(self.policy_seed)
+        return subgoal_observation(obs), info
 
     # ------------------------------------------------------------------ rendering
     def _render(self) -> np.ndarray:
@@ -147,14 +153,14 @@ class SubgoalExecution(gym.Wrapper):
         if self.policy_needs_wrist and obs.get("wrist_rgb") is None:
             obs["wrist_rgb"] = self._render_wrist()
         obs.update(subgoal=subgoal, goal=self._info["goal"])
-        frames: list[LowLevelFrame] = []
+        frames: list[Frame] = []
         t0 = time.perf_counter()
         try:
             chunk = self.policy.infer(obs)
         except PolicyError as exc:  # infrastructure, not the method: the episode is an error
             self._t["policy_s"] += time.perf_counter() - t0
             info = dict(self._info, status="error", error=f"{type(exc).__name__}: {exc}", frames=frames)
-            return self._obs, 0.0, True, False, info
+            return subgoal_observation(self._obs), 0.0, True, False, info
         self._t["policy_s"] += time.perf_counter() - t0
         terminated = truncated = False
         info = self._info
@@ -166,7 +172,7 @@ class SubgoalExecution(gym.Wrapper):
             done = terminated or truncated
             if obs.get("front_rgb") is None and not done and self.wants_frame(step, info["steps"]):
                 obs["front_rgb"] = self._render()
-            frames.append(LowLevelFrame(step, obs.get("front_rgb"), obs["joint_state"], np.asarray(action)))
+            frames.append(Frame(step, obs.get("front_rgb"), obs["joint_state"], np.asarray(action)))
             if done:
                 break
         if self.render_query and obs.get("front_rgb") is None and not (terminated or truncated):
@@ -174,4 +180,4 @@ class SubgoalExecution(gym.Wrapper):
             if frames and frames[-1].rgb is None:  # the query's view is the chunk's last frame: share it
                 frames[-1] = replace(frames[-1], rgb=obs["front_rgb"])
         self._obs, self._info = obs, info
-        return obs, 0.0, terminated, truncated, dict(info, frames=frames)
+        return subgoal_observation(obs), 0.0, terminated, truncated, dict(info, frames=frames)

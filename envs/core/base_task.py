@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import gymnasium as gym
 import numpy as np
 import sapien
 import torch
@@ -198,10 +199,16 @@ class RoboMMETask(BaseEnv):
         spec = options.get("episode")
         if seed is None and spec is not None:
             seed = spec.env_seed
-        if seed is None:
-            raise ValueError(f"{self.TASK}: reset needs an explicit seed or options['episode']")
         if isinstance(seed, (list, tuple)):  # ManiSkill's constructor resets with [2022]
             seed = int(seed[0])
+        if seed is None:
+            # gymnasium's convention: an unseeded reset continues the env's generator (seeded by
+            # the last seeded reset, else from fresh entropy); the harness always names the episode
+            seed = int(self.np_random.integers(2**31 - 1))
+        else:
+            # gymnasium's own generator follows the episode seed (ManiSkill's BaseEnv.reset keeps its
+            # own generators and never seeds it); no sampler draws from it
+            gym.Env.reset(self, seed=seed)
         difficulty = options.get("difficulty") or (spec.difficulty if spec is not None else ("easy", "medium", "hard")[seed % 3])
         # an ood tier samples as hard with its tier's sampler options (envs/ood.py)
         difficulty, tier = parse_difficulty(difficulty)

@@ -9,12 +9,15 @@ the harness what our ``SubgoalExecution(RoboMMEEnv)`` stack gives it:
   (:class:`envs.robomme_env.DemoVideo`) that the official ``reset()`` played;
 * ``step(subgoal_text)``: the text becomes a multi_choice command (option label + ``<y, x>``
   point), the planner runs it, and every env step it took comes back in ``info["frames"]`` as a
-  :class:`wrappers.subgoal_execution.LowLevelFrame` (front RGB at the render schedule's strides,
+  :class:`subgoals.frames.Frame` (front RGB at the render schedule's strides,
   joint state, the 8-D joint action the planner sent, captured at the env step);
 * ``oracle_subgoal()``: the benchmark's ``grounded_subgoal_online``;
 * ``unwrapped.history_slot()`` (see ``envs/official/slots.py``) and ``resolve()`` for the audit;
 * ``timings`` as ``SubgoalExecution`` reports them (the official wrappers render every camera at
-  every step, inside ``env_s``).
+  every step, inside ``env_s``);
+* the same Gym spaces as ``SubgoalExecution`` (``envs/spaces.py``): ``Text`` subgoals, and
+  observations with both camera images and their ``*_rendered`` flags (the official env has no
+  wrist image here: ``wrist_rendered`` is always 0).
 
 The simulator stays on this side: the memory above sees only frames and text (memory/boundary.py).
 """
@@ -31,7 +34,8 @@ from envs.episodes import EpisodeSpec
 from envs.official import mapping as M
 from envs.official.slots import history_slot, nearest, slot_name
 from envs.robomme_env import DemoVideo
-from wrappers.subgoal_execution import LowLevelFrame
+from envs.spaces import subgoal_action_space, subgoal_observation, subgoal_observation_space
+from subgoals.frames import Frame
 
 _TIMING_KEYS = ("policy_s", "env_s", "render_s", "reset_s", "renders")
 
@@ -60,6 +64,8 @@ class OfficialSubgoalEnv(gym.Env):
         from envs.official.install import require_robomme
 
         require_robomme()
+        self.action_space = subgoal_action_space()
+        self.observation_space = subgoal_observation_space()
         self.bridges = apply_bridges()
         from envs.official.lod import apply_render_lod
 
@@ -226,6 +232,7 @@ class OfficialSubgoalEnv(gym.Env):
             raise TypeError(f"options['episode'] must be an EpisodeSpec, got {type(spec).__name__}")
         if spec.task != self.task_name:
             raise ValueError(f"episode for task {spec.task!r} given to an official {self.task_name} env")
+        super().reset(seed=seed)  # gymnasium's np_random; the episode alone decides the scene
         self._t = dict.fromkeys(_TIMING_KEYS, 0.0)
         self._timer0 = {name: float(clock()) for name, clock in self.timers.items()}
         t0 = time.perf_counter()
@@ -262,7 +269,7 @@ class OfficialSubgoalEnv(gym.Env):
         self._last_obs = ours
         out = self._our_info()
         out.update(video=video, episode=spec, retry_offset=0)
-        return ours, out
+        return subgoal_observation(ours), out
 
     def _log_raw(self, kind: str, action, obs, info) -> None:
         if self.raw_log is not None:
@@ -296,7 +303,7 @@ class OfficialSubgoalEnv(gym.Env):
         self._decision = self._snapshot()
         cmd = M.command_for(subgoal, self._decision["options"], self._decision["oracle"],
                             self._decision["oracle_label"]) if subgoal else None
-        frames: list[LowLevelFrame] = []
+        frames: list[Frame] = []
         if cmd is None:
             # no option executes this text: the robot holds still for one chunk of the budget (as
             # our scripted policy does with an unparsable subgoal), so the episode can time out
@@ -306,7 +313,7 @@ class OfficialSubgoalEnv(gym.Env):
                 self.status = "timeout"
             self._t["env_s"] += time.perf_counter() - t0
             info = dict(self._our_info(), frames=frames, command=None)
-            return self._last_obs, 0.0, False, self.status == "timeout", info
+            return subgoal_observation(self._last_obs), 0.0, False, self.status == "timeout", info
         self._actions.clear()
         obs, _, terminated, truncated, info = self.env.step(cmd.to_action())
         self._t["env_s"] += time.perf_counter() - t0
@@ -315,7 +322,7 @@ class OfficialSubgoalEnv(gym.Env):
         if obs is None:  # the benchmark's FailAwareWrapper caught a crash (IK, planner): an error
             self.status, self.error = "error", str(info.get("error_message") or "official env error")
             out = dict(self._our_info(), frames=frames, command=cmd.to_action())
-            return self._last_obs, 0.0, True, False, out
+            return subgoal_observation(self._last_obs), 0.0, True, False, out
         keep = {k: v for k, v in info.items() if k not in ("status",)}
         self._info.update(keep)
         rgbs, qs = obs.get("front_rgb_list", []), obs.get("joint_state_list", [])
@@ -327,7 +334,7 @@ class OfficialSubgoalEnv(gym.Env):
         acts = self._actions[-n:] if len(self._actions) >= n else [None] * (n - len(self._actions)) + self._actions
         for i, (c, rgb, q, a) in enumerate(zip(clocks, rgbs, qs, acts)):
             want = i == n - 1 or (self.frame_stride and c % self.frame_stride == 0)
-            frames.append(LowLevelFrame(c, M.as_uint8_rgb(rgb) if want else None, M.as_joints(q), a))
+            frames.append(Frame(c, M.as_uint8_rgb(rgb) if want else None, M.as_joints(q), a))
         self.steps = self.clock - self._clock0 + self._noop
         self.status = M.status_of(info)
         if self.status == "ongoing" and self.steps >= self.max_steps:
@@ -335,7 +342,7 @@ class OfficialSubgoalEnv(gym.Env):
         ours = self._our_obs(rgbs[-1] if n else None, qs[-1] if n else self._last_obs["joint_state"])
         self._last_obs = ours
         out = dict(self._our_info(), frames=frames, command=cmd.to_action())
-        return ours, 0.0, self.status in ("success", "fail", "error"), self.status == "timeout", out
+        return subgoal_observation(ours), 0.0, self.status in ("success", "fail", "error"), self.status == "timeout", out
 
     def close(self):
         if self.env is not None:

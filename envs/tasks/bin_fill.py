@@ -38,16 +38,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from envs.core import counting_parts as C
 from envs.core import primitives as P
 from envs.core.base_task import HistorySlot, RoboMMETask
+from envs.core.bases.button import ButtonMixin
+from envs.core.builders.parking import park
+from envs.core.builders.posing import pose_button, pose_cube
 from envs.core.checker import SubgoalEntry
-from subgoals.numbers import number_word, ordinal_word
-from envs.core.rewording import amounts_values
+from envs.core.layouts.scene import Placed, button_keep_out, sample_button
+from envs.core.motion.carry import drop_over, pick_among
 from envs.core.options import held_object
 from envs.core.probes import ProbeQuestion
+from envs.core.rewording import amounts_values
 from envs.core.sampling import TablePlacer
-from envs.core.scene_parts import ButtonMixin, Placed, button_keep_out, pose_button, pose_cube, sample_button
+from subgoals.numbers import number_word, ordinal_word
 
 APPEAR_EVERY = 50  # dynamic mode: cube i >= 1 of a colour appears at step 50·i
 DROP_Z = 0.10  # cube centre height when released over the bin (the walls are 0.05 high)
@@ -130,7 +133,7 @@ class BinFill(ButtonMixin, RoboMMETask):
         self.deposited = [False] * len(self.cubes)
         for i, (actor, c) in enumerate(zip(self.cubes, L.cubes)):
             if L.dynamic and L.index_in_colour[i] >= 1:
-                C.park(self, actor, i)
+                park(self, actor, i)
                 self.away[i] = True
             else:
                 pose_cube(self, actor, c)
@@ -167,7 +170,7 @@ class BinFill(ButtonMixin, RoboMMETask):
             self.counts[colour] += 1
             self.deposit_log.append((clock, colour))
             self.deposited[i] = self.away[i] = True
-            C.park(self, actor, i)
+            park(self, actor, i)
 
     # ------------------------------------------------------------------ language
     def _amount(self, colour: str, n: int) -> str:
@@ -246,12 +249,12 @@ class BinFill(ButtonMixin, RoboMMETask):
 
     def motion(self, option: str, target, executor, params: dict | None = None):
         if option == "pick":
-            return C.pick_among(executor, target, [self.cubes[i] for i in self.visible_cubes()])
+            return pick_among(executor, target, [self.cubes[i] for i in self.visible_cubes()])
         if option == "place":
             held = held_object(self)
             if held is None:
                 return iter(())
-            return C.drop_over(executor, held, self.pos(target)[:2], DROP_Z)
+            return drop_over(executor, held, self.pos(target)[:2], DROP_Z)
         return super().motion(option, target, executor, params)
 
     # ------------------------------------------------------------------ memory audit

@@ -31,10 +31,13 @@ from __future__ import annotations
 import numpy as np
 
 from envs.core import primitives as P
+from envs.core.bases.button import ButtonMixin
+from envs.core.bases.unmask import UnmaskTask
+from envs.core.builders.posing import pose_button
 from envs.core.checker import SubgoalEntry
-from envs.core.containers import UnmaskLayout, UnmaskTask, plan_swaps, sample_at_anchors, sample_colours, sample_ood_colours
+from envs.core.layouts.scene import button_keep_out, sample_button
+from envs.core.layouts.unmask import UnmaskLayout, plan_swaps, sample_at_anchors, sample_colours, sample_ood_colours
 from envs.core.sampling import TablePlacer
-from envs.core.scene_parts import ButtonMixin, button_keep_out, pose_button, sample_button
 from envs.tasks.video_unmask_swap import COUNTS, sample_swap_and_pick_counts
 
 

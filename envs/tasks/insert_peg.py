@@ -32,11 +32,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from envs.core import imitation_parts as I
 from envs.core import primitives as P
 from envs.core import solvers as S
 from envs.core.base_task import REST_QPOS, HistorySlot, RoboMMETask
+from envs.core.bases.imitation import Counted, Phases, SegGroundMixin
+from envs.core.builders.peg import build_box_core, build_holed_box, build_peg, peg_links, pose_peg
 from envs.core.checker import SubgoalEntry
+from envs.core.motion.bars import pick_bar, wrap
+from envs.core.motion.trace import commanded_tip, follow, go_joints, line_points
 from envs.core.probes import ProbeQuestion
 from envs.core.sampling import Footprint, SceneSamplingError, TablePlacer
 
@@ -70,7 +73,7 @@ class InsertPegLayout:
     side: str  # "left" (+y) or "right" (-y): where the gripper stays while inserting
 
 
-class InsertPeg(I.SegGroundMixin, RoboMMETask):
+class InsertPeg(SegGroundMixin, RoboMMETask):
     TASK = "InsertPeg"
     HAS_VIDEO = True
 
@@ -107,10 +110,10 @@ class InsertPeg(I.SegGroundMixin, RoboMMETask):
     def build_scene(self) -> None:
         L = self.layout
         tail = tuple(1.0 - v for v in L.head_rgb)
-        self.pegs = [I.build_peg(self.scene, f"peg{k}", PEG_LINK, PEG_HALF, L.head_rgb, tail) for k in range(len(L.pegs))]
-        self.ends = [I.peg_links(p, f"peg{k}") for k, p in enumerate(self.pegs)]  # (head, tail)
-        self.box = I.build_holed_box(self.scene, "box", HOLE_HALF, BOX_HALF, BOX_HALF_DEPTH, BOX_RGB)
-        self.core = I.build_box_core(self.scene, "box_core", HOLE_HALF, BOX_HALF, BOX_HALF_DEPTH)
+        self.pegs = [build_peg(self.scene, f"peg{k}", PEG_LINK, PEG_HALF, L.head_rgb, tail) for k in range(len(L.pegs))]
+        self.ends = [peg_links(p, f"peg{k}") for k, p in enumerate(self.pegs)]  # (head, tail)
+        self.box = build_holed_box(self.scene, "box", HOLE_HALF, BOX_HALF, BOX_HALF_DEPTH, BOX_RGB)
+        self.core = build_box_core(self.scene, "box_core", HOLE_HALF, BOX_HALF, BOX_HALF_DEPTH)
 
     def place_scene(self) -> None:
         L = self.layout
@@ -119,13 +122,13 @@ class InsertPeg(I.SegGroundMixin, RoboMMETask):
         self.set_xyz(self.box, [*L.box_xy, BOX_Z], self.box_quat)
         self.set_xyz(self.core, [0, 0, -2.0])
         self.core_until = -1
-        self.phases = I.Phases()
+        self.phases = Phases()
         self._inserted_steps = 0
         self._inserted_once = False
 
     def pose_pegs(self) -> None:
         for peg, pp in zip(self.pegs, self.layout.pegs):
-            I.pose_peg(peg, pp.x, pp.y, PEG_HALF, pp.yaw, PEG_LINK)
+            pose_peg(peg, pp.x, pp.y, PEG_HALF, pp.yaw, PEG_LINK)
 
     def goal_texts(self) -> list[str]:
         return [
@@ -241,7 +244,7 @@ class InsertPeg(I.SegGroundMixin, RoboMMETask):
     def motion(self, option, target, executor, params=None):
         params = params or {}
         if option == "pick":
-            return I.pick_bar(executor, target, lift_to=0.12, grasp_z=PEG_HALF + 0.003)
+            return pick_bar(executor, target, lift_to=0.12, grasp_z=PEG_HALF + 0.003)
         if option.startswith("insert_"):
             return self._insert(executor, option[len("insert_"):])
         if option == "peg_reset":
@@ -259,7 +262,7 @@ class InsertPeg(I.SegGroundMixin, RoboMMETask):
 
     def _insert(self, ex, side: str):
         """Turn the held peg along the hole, line its free end up on ``side``, push it in."""
-        cnt = I.Counted(self, ex)
+        cnt = Counted(self, ex)
         tcp = self.tcp()
         if tcp[2] < 0.11:  # finish the lift (the pick may have been cut short) and let the peg settle
             yield from cnt.run(ex.move_to(S.down_pose([tcp[0], tcp[1], 0.12], ex.tcp_yaw()), settle=0))
@@ -275,7 +278,7 @@ class InsertPeg(I.SegGroundMixin, RoboMMETask):
         f = self.pos(free)
         o = f - tcp  # TCP -> free end centre
         want = np.arctan2(-entry[1], -entry[0])  # the free end must point into the box
-        delta = I.wrap(want - np.arctan2(o[1], o[0]))
+        delta = wrap(want - np.arctan2(o[1], o[0]))
         c, sn = np.cos(delta), np.sin(delta)
         o_rot = np.array([c * o[0] - sn * o[1], sn * o[0] + c * o[1], o[2]])
         yaw = ex.tcp_yaw() + delta
@@ -284,15 +287,15 @@ class InsertPeg(I.SegGroundMixin, RoboMMETask):
         deep = centre + np.append(entry, 0.0) * 0.022 - o_rot
         above = pre + np.array([0.0, 0.0, 0.08])
         yield from ex.move_to(S.down_pose(above, yaw), settle=2)
-        yield from I.follow(ex, I.line_points(above, pre, 0.006), yaw, settle=6)
-        yield from I.follow(ex, I.line_points(pre, deep, 0.004), yaw, settle=10)
+        yield from follow(ex, line_points(above, pre, 0.006), yaw, settle=6)
+        yield from follow(ex, line_points(pre, deep, 0.004), yaw, settle=10)
 
     def _reset_pegs(self, ex):
         """Hidden: release, back off, pegs to their initial poses, arm home, 100 still steps."""
         yield from ex.set_gripper(S.OPEN, 8)
-        tip = I.commanded_tip(ex)
+        tip = commanded_tip(ex)
         yield from ex.move_to(S.down_pose([tip[0], tip[1], tip[2] + 0.1], ex.tcp_yaw()), settle=0)
-        yield from I.go_joints(ex, REST_QPOS, settle=2)
+        yield from go_joints(ex, REST_QPOS, settle=2)
         self.pose_pegs()
         self._inserted_once = False
         yield from ex.hold(100)

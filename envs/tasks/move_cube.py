@@ -37,14 +37,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from envs.core import imitation_parts as I
 from envs.core import primitives as P
 from envs.core import solvers as S
 from envs.core.base_task import REST_QPOS, HistorySlot, RoboMMETask
+from envs.core.bases.imitation import Counted, Phases, SegGroundMixin
+from envs.core.builders.peg import build_peg, peg_links, pose_peg
 from envs.core.checker import SubgoalEntry
+from envs.core.layouts.scene import Placed
+from envs.core.motion.bars import pick_bar, push_stroke, wrap
+from envs.core.motion.trace import commanded_tip, go_joints
 from envs.core.probes import ProbeQuestion
 from envs.core.sampling import Footprint, SceneSamplingError, TablePlacer
-from envs.core.scene_parts import Placed
 
 MANNERS = ("peg_push", "gripper_push", "grasp_putdown")
 SALMON = (0xEC / 255, 0x73 / 255, 0x57 / 255)
@@ -112,7 +115,7 @@ def sample_config(rng: np.random.Generator, goal_half: float, annulus: bool = Fa
     raise SceneSamplingError("no cube position away from the goal")
 
 
-class MoveCube(I.SegGroundMixin, RoboMMETask):
+class MoveCube(SegGroundMixin, RoboMMETask):
     TASK = "MoveCube"
     HAS_VIDEO = True
 
@@ -128,19 +131,19 @@ class MoveCube(I.SegGroundMixin, RoboMMETask):
         return MoveCubeLayout(first, second, MANNERS[int(rng.integers(3))])
 
     def build_scene(self) -> None:
-        self.peg = I.build_peg(self.scene, "peg", PEG_LINK, PEG_HALF, SALMON, SALMON, density=1200)
-        self.peg_head, self.peg_tail = I.peg_links(self.peg, "peg")
+        self.peg = build_peg(self.scene, "peg", PEG_LINK, PEG_HALF, SALMON, SALMON, density=1200)
+        self.peg_head, self.peg_tail = peg_links(self.peg, "peg")
         self.cube = P.build_cube(self.scene, "cube", P.RED)
         self.goal = P.build_target(self.scene, "goal", P.PURPLE, radius=GOAL_RADIUS)
 
     def place_scene(self) -> None:
-        self.phases = I.Phases()
+        self.phases = Phases()
         self.cube_picked_once = False
         self.config = 1
         self.pose_config(self.layout.first)
 
     def pose_config(self, c: MoveCubeConfig) -> None:
-        I.pose_peg(self.peg, c.peg.x, c.peg.y, PEG_HALF, c.peg.yaw, PEG_LINK)
+        pose_peg(self.peg, c.peg.x, c.peg.y, PEG_HALF, c.peg.yaw, PEG_LINK)
         self.set_xyz(self.cube, [c.cube.x, c.cube.y, P.CUBE_HALF], P.yaw_quat(c.cube.yaw))
         self.set_xyz(self.goal, [c.goal.x, c.goal.y, 0.003])
 
@@ -257,7 +260,7 @@ class MoveCube(I.SegGroundMixin, RoboMMETask):
     def motion(self, option, target, executor, params=None):
         params = params or {}
         if option == "pick" and target in (self.peg_head, self.peg_tail):
-            return I.pick_bar(executor, target, lift_to=0.12, grasp_z=PEG_HALF + 0.004)
+            return pick_bar(executor, target, lift_to=0.12, grasp_z=PEG_HALF + 0.004)
         if option == "hook":
             return self._hook(executor)
         if option == "gripper_push":
@@ -275,12 +278,12 @@ class MoveCube(I.SegGroundMixin, RoboMMETask):
             for a in ex.set_gripper(S.OPEN, 6):
                 n += 1
                 yield a
-        up = I.commanded_tip(ex)
+        up = commanded_tip(ex)
         if up[2] < 0.12:
             for a in ex.move_to(S.down_pose([up[0], up[1], 0.15], ex.tcp_yaw()), settle=0):
                 n += 1
                 yield a
-        for a in I.go_joints(ex, REST_QPOS, settle=2):
+        for a in go_joints(ex, REST_QPOS, settle=2):
             n += 1
             yield a
         self.pose_config(self.layout.second)
@@ -310,7 +313,7 @@ class MoveCube(I.SegGroundMixin, RoboMMETask):
         best = None
         for sign in (1.0, -1.0):
             want = np.arctan2(sign * perp[1], sign * perp[0])
-            delta = I.wrap(want - np.arctan2(offset[1], offset[0]))
+            delta = wrap(want - np.arctan2(offset[1], offset[0]))
             if best is None or abs(delta) < abs(best):
                 best = delta
         c, s = np.cos(best), np.sin(best)
@@ -319,14 +322,14 @@ class MoveCube(I.SegGroundMixin, RoboMMETask):
         start = cube - back * u - off
         end = goal - (P.CUBE_HALF + PEG_HALF) * u - off
         z = PEG_HALF + 0.006 + dz
-        yield from I.push_stroke(ex, start, end, z, yaw0 + best, travel_z=max(0.12, z + 0.07))
+        yield from push_stroke(ex, start, end, z, yaw0 + best, travel_z=max(0.12, z + 0.07))
         yield from ex.set_gripper(S.OPEN, 10)
-        tip = I.commanded_tip(ex)
+        tip = commanded_tip(ex)
         yield from ex.move_to(S.down_pose([tip[0], tip[1], 0.15], ex.tcp_yaw()))
 
     def _finger_push(self, ex, rounds: int = 3):
         """Close the gripper and push the cube toward the target, re-aiming after each stroke."""
-        cnt = I.Counted(self, ex)
+        cnt = Counted(self, ex)
         if ex.gripper != S.CLOSED:
             yield from cnt.run(ex.set_gripper(S.CLOSED, 8))
         for _ in range(rounds):
@@ -340,8 +343,8 @@ class MoveCube(I.SegGroundMixin, RoboMMETask):
             yaw = S.nearest_yaw(np.arctan2(u[1], u[0]), ex.tcp_yaw())  # fingers close along the push
             start = cube - (P.CUBE_HALF + 0.035) * u
             end = goal - (P.CUBE_HALF + 0.008) * u
-            yield from cnt.run(I.push_stroke(ex, start, end, 0.018, yaw))
-        tip = I.commanded_tip(ex)
+            yield from cnt.run(push_stroke(ex, start, end, 0.018, yaw))
+        tip = commanded_tip(ex)
         yield from ex.move_to(S.down_pose([tip[0], tip[1], 0.12], ex.tcp_yaw()))
         yield from ex.set_gripper(S.OPEN, 10)
 

@@ -33,10 +33,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from envs.core import imitation_parts as I
 from envs.core import primitives as P
+from envs.core.animation.stick_feedback import NodeFlash, TipTrail
 from envs.core.base_task import HistorySlot, RoboMMETask
+from envs.core.bases.stick import StickTaskMixin
 from envs.core.checker import SubgoalEntry
+from envs.core.layouts.paths import COMPASS, STEP_OF, dfs_path, grid_neighbours
+from envs.core.motion.trace import TRACE_Z, stick_line, stick_over
 from envs.core.probes import ProbeQuestion
 
 GRID_CENTRE = (-0.1, 0.0)
@@ -45,7 +48,7 @@ DOT_RADIUS = 0.02
 DOT_Z = 0.01
 SIZES = {"easy": 3, "medium": 4, "hard": 5}
 LENGTHS = {"easy": (2, 4), "medium": (3, 5), "hard": (4, 8)}
-DIRECTIONS = tuple(I.COMPASS.values())
+DIRECTIONS = tuple(COMPASS.values())
 
 
 @dataclass(frozen=True)
@@ -54,7 +57,7 @@ class PatternLockLayout:
     path: tuple[tuple[int, int], ...]  # grid cells (i along x, j along y)
 
 
-class PatternLock(I.StickTaskMixin, RoboMMETask):
+class PatternLock(StickTaskMixin, RoboMMETask):
     TASK = "PatternLock"
     ROBOT = "panda_stick"
     HAS_VIDEO = True
@@ -65,7 +68,7 @@ class PatternLock(I.StickTaskMixin, RoboMMETask):
     def sample_layout(self, rng: np.random.Generator, difficulty: str) -> PatternLockLayout:
         n = SIZES[difficulty]
         length = LENGTHS[difficulty] if self.ood is None else self.ood.get("length")  # ood: 9-18 dots
-        return PatternLockLayout(n, tuple(I.dfs_path(rng, n, length)))
+        return PatternLockLayout(n, tuple(dfs_path(rng, n, length)))
 
     def cell_xy(self, cell) -> np.ndarray:
         n = self.layout.n
@@ -85,15 +88,15 @@ class PatternLock(I.StickTaskMixin, RoboMMETask):
     @property
     def directions(self) -> list[str]:
         p = self.layout.path
-        return [I.COMPASS[(b[0] - a[0], b[1] - a[1])] for a, b in zip(p[:-1], p[1:])]
+        return [COMPASS[(b[0] - a[0], b[1] - a[1])] for a, b in zip(p[:-1], p[1:])]
 
     # ------------------------------------------------------------------ scene
     def build_scene(self) -> None:
         n = self.layout.n
         self.nodes_xy = np.array([self.cell_xy(self.cell_of(k)) for k in range(n * n)])
         self.dots = [P.build_target(self.scene, f"dot_{k}", P.GRAY, radius=DOT_RADIUS, thickness=0.004) for k in range(n * n)]
-        self.flash = I.NodeFlash(self, self.nodes_xy, radius=DOT_RADIUS)
-        self.trail = I.TipTrail(self)
+        self.flash = NodeFlash(self, self.nodes_xy, radius=DOT_RADIUS)
+        self.trail = TipTrail(self)
 
     def place_scene(self) -> None:
         for d, xy in zip(self.dots, self.nodes_xy):
@@ -170,14 +173,14 @@ class PatternLock(I.StickTaskMixin, RoboMMETask):
         """From the dot nearest the stick to its neighbour in direction ``word``."""
         k, tip = self.node_near_stick(ex, self.nodes_xy)
         here = self.cell_of(k)
-        di, dj = I.STEP_OF[word]
+        di, dj = STEP_OF[word]
         there = (here[0] + di, here[1] + dj)
         if not (0 <= there[0] < self.layout.n and 0 <= there[1] < self.layout.n):
             yield from ex.hold(4)  # off the grid: nothing to do
             return
-        if tip[2] > I.TRACE_Z + 0.02:
-            yield from I.stick_over(ex, self.cell_xy(here))
-        yield from I.stick_line(ex, self.cell_xy(there))
+        if tip[2] > TRACE_Z + 0.02:
+            yield from stick_over(ex, self.cell_xy(here))
+        yield from stick_line(ex, self.cell_xy(there))
 
     # ------------------------------------------------------------------ memory
     def live_edge(self) -> int | None:
@@ -192,7 +195,7 @@ class PatternLock(I.StickTaskMixin, RoboMMETask):
         if k is None:
             return None
         here = self.layout.path[k]
-        alts = tuple(f"move {I.COMPASS[(c[0] - here[0], c[1] - here[1])]}" for c in I.grid_neighbours(here, self.layout.n))
+        alts = tuple(f"move {COMPASS[(c[0] - here[0], c[1] - here[1])]}" for c in grid_neighbours(here, self.layout.n))
         return HistorySlot("direction", alts)
 
     def probe_questions(self):

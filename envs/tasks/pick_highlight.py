@@ -32,13 +32,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from envs.core import primitives as P
+from envs.core.animation.highlight import HighlightDiscs
 from envs.core.base_task import HistorySlot
+from envs.core.bases.reference import ReferenceTask
+from envs.core.builders.posing import pose_button, pose_cube
 from envs.core.checker import SubgoalEntry
-from subgoals.numbers import ordinal_word
+from envs.core.layouts.scene import Placed, button_keep_out, sample_button, sample_cubes
 from envs.core.probes import ProbeQuestion
-from envs.core.reference_parts import HighlightDiscs, ReferenceTask
 from envs.core.sampling import TablePlacer
-from envs.core.scene_parts import Placed, button_keep_out, pose_button, pose_cube, sample_button, sample_cubes
+from subgoals.numbers import ordinal_word
 
 COLOURS = ("red", "green", "blue")
 CUBE_COUNT = {"easy": 3, "medium": 4, "hard": 6}

@@ -19,23 +19,14 @@ import numpy as np
 
 from envs.core import primitives as P
 from envs.core.base_task import HistorySlot, RoboMMETask
+from envs.core.bases.button import ButtonMixin
+from envs.core.builders.posing import pose_button, pose_cube, pose_flat
 from envs.core.checker import SubgoalEntry
+from envs.core.layouts.scene import Placed, button_keep_out, sample_button, sample_cubes, sample_distractors, sample_target
 from envs.core.probes import ProbeQuestion
-from subgoals.numbers import number_word, ordinal_word
 from envs.core.rewording import count_values
 from envs.core.sampling import TablePlacer
-from envs.core.scene_parts import (
-    ButtonMixin,
-    Placed,
-    button_keep_out,
-    pose_button,
-    pose_cube,
-    pose_flat,
-    sample_button,
-    sample_cubes,
-    sample_distractors,
-    sample_target,
-)
+from subgoals.numbers import number_word, ordinal_word
 
 
 @dataclass(frozen=True)

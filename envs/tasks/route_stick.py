@@ -35,10 +35,12 @@ from dataclasses import dataclass
 import numpy as np
 import sapien
 
-from envs.core import imitation_parts as I
 from envs.core import primitives as P
 from envs.core.base_task import HistorySlot, RoboMMETask
+from envs.core.bases.stick import StickTaskMixin
 from envs.core.checker import SubgoalEntry
+from envs.core.layouts.paths import random_walk
+from envs.core.motion.trace import TRACE_Z, stick_arc, stick_over
 from envs.core.probes import ProbeQuestion
 
 ROW_X = -0.1
@@ -67,7 +69,7 @@ def subgoal_text(side: str, sense: str) -> str:
     return f"move to the nearest {side} target by circling around the stick {sense}"
 
 
-class RouteStick(I.StickTaskMixin, RoboMMETask):
+class RouteStick(StickTaskMixin, RoboMMETask):
     TASK = "RouteStick"
     ROBOT = "panda_stick"
     HAS_VIDEO = True
@@ -82,7 +84,7 @@ class RouteStick(I.StickTaskMixin, RoboMMETask):
         angle = float(rng.uniform(-np.pi / 6, np.pi / 6))
         lo, hi = STEPS[difficulty] if self.ood is None else self.ood.get("steps")  # ood: 8-14 steps
         steps = int(rng.integers(lo, hi + 1))
-        walk = I.random_walk(rng, N_SLOTS // 2 + 1, steps, backtrack=difficulty == "hard")
+        walk = random_walk(rng, N_SLOTS // 2 + 1, steps, backtrack=difficulty == "hard")
         senses = tuple(SENSES[int(rng.integers(2))] for _ in range(steps))
         rgbs = tuple(tuple(float(v) for v in rng.uniform(0.1, 1.0, size=3)) for _ in range(N_SLOTS // 2))
         return RouteStickLayout(angle, tuple(walk), senses, rgbs)
@@ -223,12 +225,12 @@ class RouteStick(I.StickTaskMixin, RoboMMETask):
             yield from ex.hold(4)  # no target on that side
             return
         a, b = self.nodes_xy[k], self.nodes_xy[j]
-        if tip[2] > I.TRACE_Z + 0.02:
-            yield from I.stick_over(ex, a)
+        if tip[2] > TRACE_Z + 0.02:
+            yield from stick_over(ex, a)
         d = (b - a) / np.linalg.norm(b - a)
         normal_left = np.array([-d[1], d[0]])
         pull = ARC_PULL if sense == "clockwise" else -ARC_PULL  # clockwise passes on the left
-        yield from I.stick_arc(ex, b, (a + b) / 2 + pull * normal_left)
+        yield from stick_arc(ex, b, (a + b) / 2 + pull * normal_left)
 
     # ------------------------------------------------------------------ memory
     def live_move(self) -> int | None:

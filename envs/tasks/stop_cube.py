@@ -32,12 +32,14 @@ import numpy as np
 from envs.core import primitives as P
 from envs.core import solvers as S
 from envs.core.base_task import HistorySlot, RoboMMETask
+from envs.core.bases.button import ButtonMixin
+from envs.core.builders.posing import pose_button, pose_flat
 from envs.core.checker import SubgoalEntry
-from subgoals.numbers import ordinal_word
-from envs.core.rewording import ordinal_values
+from envs.core.layouts.scene import Placed, button_keep_out, sample_button
 from envs.core.probes import ProbeQuestion
+from envs.core.rewording import ordinal_values
 from envs.core.sampling import TablePlacer
-from envs.core.scene_parts import ButtonMixin, Placed, button_keep_out, pose_button, pose_flat, sample_button
+from subgoals.numbers import ordinal_word
 
 PASS_STEPS = (60, 80, 120)
 MAX_PASSES = 5

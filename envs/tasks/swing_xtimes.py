@@ -30,27 +30,20 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from envs.core import counting_parts as C
 from envs.core import primitives as P
 from envs.core.base_task import HistorySlot, RoboMMETask
+from envs.core.bases.button import ButtonMixin
+from envs.core.bases.counting import VisitCounter
+from envs.core.builders.parking import hide_visual
+from envs.core.builders.posing import pose_button, pose_cube, pose_flat
 from envs.core.checker import SubgoalEntry
-from subgoals.numbers import number_word, ordinal_word
-from envs.core.rewording import count_values
+from envs.core.layouts.scene import Placed, button_keep_out, sample_button, sample_cubes, sample_distractors, sample_target
+from envs.core.motion.carry import carry_to, put_down_here
 from envs.core.options import held_object
 from envs.core.probes import ProbeQuestion
+from envs.core.rewording import count_values
 from envs.core.sampling import TablePlacer
-from envs.core.scene_parts import (
-    ButtonMixin,
-    Placed,
-    button_keep_out,
-    pose_button,
-    pose_cube,
-    pose_flat,
-    sample_button,
-    sample_cubes,
-    sample_distractors,
-    sample_target,
-)
+from subgoals.numbers import number_word, ordinal_word
 
 FLASH_STEPS = 20
 HOVER_Z = 0.07  # cube centre height over a target while visiting it (entry needs < 0.12)
@@ -110,8 +103,8 @@ class SwingXtimes(ButtonMixin, RoboMMETask):
         pose_flat(self, self.right, L.right)
         pose_flat(self, self.left, L.left)
         for disc in self.flash_discs.values():
-            C.hide_visual(self, disc)
-        self.visits = {"right": C.VisitCounter((L.right.x, L.right.y)), "left": C.VisitCounter((L.left.x, L.left.y))}
+            hide_visual(self, disc)
+        self.visits = {"right": VisitCounter((L.right.x, L.right.y)), "left": VisitCounter((L.left.x, L.left.y))}
         self.flash_until = {"right": -1, "left": -1}
         self.visit_log: list[tuple[int, str]] = []
 
@@ -125,7 +118,7 @@ class SwingXtimes(ButtonMixin, RoboMMETask):
                     self.set_xyz(self.flash_discs[side], [spot.x, spot.y, 0.0045])
                 self.flash_until[side] = clock + FLASH_STEPS
             elif self.flash_until[side] == clock:
-                C.hide_visual(self, self.flash_discs[side])
+                hide_visual(self, self.flash_discs[side])
 
     @property
     def colour(self) -> str:
@@ -221,12 +214,12 @@ class SwingXtimes(ButtonMixin, RoboMMETask):
             held = held_object(self)
             if held is None:
                 return iter(())
-            return C.carry_to(executor, held, self.pos(target)[:2], HOVER_Z)
+            return carry_to(executor, held, self.pos(target)[:2], HOVER_Z)
         if option == "put_down":
             held = held_object(self)
             if held is None:
                 return iter(())
-            return C.put_down_here(executor, held)
+            return put_down_here(executor, held)
         return super().motion(option, target, executor, params)
 
     # ------------------------------------------------------------------ memory audit

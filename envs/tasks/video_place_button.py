@@ -27,8 +27,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from envs.core.reference_parts import TargetRecallTask
-from envs.core.scene_parts import Placed
+from envs.core.bases.target_recall import TargetRecallTask
+from envs.core.layouts.scene import Placed
 
 TARGET_COUNT = {"easy": 3, "medium": 4, "hard": 4}
 

@@ -28,10 +28,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from subgoals.numbers import ordinal_word
+from envs.core.bases.target_recall import TargetRecallTask
+from envs.core.layouts.scene import Placed
 from envs.core.rewording import ordinal_values
-from envs.core.reference_parts import TargetRecallTask
-from envs.core.scene_parts import Placed
+from subgoals.numbers import ordinal_word
 
 N_TARGETS = 4
 

@@ -33,14 +33,17 @@ from dataclasses import dataclass
 import numpy as np
 
 from envs.core import primitives as P
+from envs.core.animation.swaps import SWAP_STEPS, SwapAnimator
 from envs.core.base_task import HistorySlot
+from envs.core.bases.reference import ReferenceTask
+from envs.core.builders.posing import pose_button, pose_cube
 from envs.core.checker import SubgoalEntry
-from subgoals.numbers import number_word, ordinal_word
-from envs.core.rewording import count_values
+from envs.core.layouts.reference import anchor_points
+from envs.core.layouts.scene import Placed, button_keep_out, sample_button, sample_cubes
 from envs.core.probes import ProbeQuestion
-from envs.core.reference_parts import SWAP_STEPS, ReferenceTask, SwapAnimator, anchor_points
+from envs.core.rewording import count_values
 from envs.core.sampling import TablePlacer
-from envs.core.scene_parts import Placed, button_keep_out, pose_button, pose_cube, sample_button, sample_cubes
+from subgoals.numbers import number_word, ordinal_word
 
 COLOURS = ("red", "green", "blue")
 SWAPS = {"easy": (1, 2), "medium": (2, 3), "hard": (0, 0)}

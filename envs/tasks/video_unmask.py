@@ -23,8 +23,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from envs.core.animation.container_swaps import REVEAL_END, SWAP_START
+from envs.core.bases.unmask import UnmaskTask
 from envs.core.checker import SubgoalEntry
-from envs.core.containers import REVEAL_END, SWAP_START, UnmaskLayout, UnmaskTask, sample_colours, sample_in_region, sample_ood_colours
+from envs.core.layouts.unmask import UnmaskLayout, sample_colours, sample_in_region, sample_ood_colours
 from envs.core.sampling import TablePlacer
 
 COUNTS = {"easy": 3, "medium": 5, "hard": 15}

@@ -30,17 +30,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from envs.core.animation.container_swaps import SWAP_START, SWAP_STEPS
+from envs.core.bases.unmask import UnmaskTask
 from envs.core.checker import SubgoalEntry
-from envs.core.containers import (
-    SWAP_START,
-    SWAP_STEPS,
-    UnmaskLayout,
-    UnmaskTask,
-    plan_swaps,
-    sample_at_anchors,
-    sample_colours,
-    sample_ood_colours,
-)
+from envs.core.layouts.unmask import UnmaskLayout, plan_swaps, sample_at_anchors, sample_colours, sample_ood_colours
 from envs.core.sampling import TablePlacer
 
 COUNTS = {"easy": 3, "medium": 4, "hard": 4}

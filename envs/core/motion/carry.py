@@ -1,38 +1,14 @@
-"""Pieces the Counting tasks share: parking actors out of sight, carrying a held cube high
-between spots, dropping it into an opening, and the rising-edge visit counter.
-
-Parking: a dynamic cube that must leave the scene (a deposited cube, a cube not spawned yet) is
-moved far behind the front camera (x = +3 m, beyond the camera at x = 0.3 looking toward -x) and
-left to rest on the floor; every parked actor has its own slot so they never pile up.
-"""
+"""Motions of the Counting tasks: carrying a held cube high between spots, dropping it into an
+opening, putting it down where it is, and picking a cube among close neighbours with a grasp yaw
+whose fingers keep clear of them."""
 
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 import numpy as np
 
 from envs.core import solvers as S
 
-PARK_X = 3.0
-FLOOR_Z = -0.92
 
-
-def park(task, actor, slot: int, half: float = 0.02) -> None:
-    """Move a dynamic actor out of the scene (behind the front camera, on the floor)."""
-    task.set_xyz(actor, [PARK_X + 0.1 * (slot // 20), -1.0 + 0.1 * (slot % 20), FLOOR_Z + half + 0.005])
-
-
-def is_parked(task, actor) -> bool:
-    return task.pos(actor)[0] > PARK_X - 0.5
-
-
-def hide_visual(task, actor) -> None:
-    """Put a kinematic visual-only actor under the table top, where no camera sees it."""
-    task.set_xyz(actor, [0.0, 0.0, -0.5])
-
-
-# ---------------------------------------------------------------------- motions
 def carry_to(ex: S.Executor, held, xy, z_obj: float, z_travel: float = 0.15, hold: int = 4) -> S.Actions:
     """Carry the held object over ``xy`` at height ``z_travel`` (clear of every cube on the table),
     then lower it until its centre is at ``z_obj``. The grasp offset is kept, so the object (not
@@ -65,38 +41,6 @@ def put_down_here(ex: S.Executor, held, retreat_z: float = 0.15) -> S.Actions:
     yield from S.place_at(ex, held, ex.env.pos(held)[:2], retreat_z=retreat_z)
 
 
-# ---------------------------------------------------------------------- visit counting
-@dataclass
-class VisitCounter:
-    """Rising-edge visits of a point by an object, with hysteresis.
-
-    The object *enters* when it is within ``enter_r`` horizontally and below ``enter_z``; it
-    *leaves* when it is farther than ``leave_r`` or at/above ``leave_z``. A visit is counted on
-    each entry.
-    """
-
-    xy: tuple[float, float]
-    enter_r: float = 0.03
-    enter_z: float = 0.12
-    leave_r: float = 0.04
-    leave_z: float = 0.3
-    inside: bool = False
-    count: int = 0
-
-    def update(self, obj_xyz) -> bool:
-        """Feed the object's position; True on the step a new visit starts."""
-        d = float(np.hypot(obj_xyz[0] - self.xy[0], obj_xyz[1] - self.xy[1]))
-        z = float(obj_xyz[2])
-        if not self.inside and d <= self.enter_r and z < self.enter_z:
-            self.inside = True
-            self.count += 1
-            return True
-        if self.inside and (d > self.leave_r or z >= self.leave_z):
-            self.inside = False
-        return False
-
-
-# ---------------------------------------------------------------------- grasping among neighbours
 def _angle_gap(a: float, b: float) -> float:
     return float(abs(np.angle(np.exp(1j * (a - b)))))
 

@@ -1,4 +1,5 @@
-"""Scene parts many tasks share: the button, cubes sampled in a region, the target disc."""
+"""Layout draws of the objects many tasks share: where the button, the cubes of a region, the
+distractors and a target disc go (:class:`Placed`: what an object is and its x, y, yaw)."""
 
 from __future__ import annotations
 
@@ -51,25 +52,3 @@ def sample_distractors(rng: np.random.Generator, placer: TablePlacer, count: int
 def sample_target(placer: TablePlacer, label: str, center, half, radius=0.04, min_gap=0.02) -> Placed:
     fp = placer.place(center, half, radius, circle=True, yaw=0.0, min_gap=min_gap, what=label)
     return Placed(label, fp.x, fp.y)
-
-
-def pose_cube(env, actor, p: Placed, half=P.CUBE_HALF) -> None:
-    env.set_xyz(actor, [p.x, p.y, half], P.yaw_quat(p.yaw))
-
-
-def pose_flat(env, actor, p: Placed, z: float = 0.003) -> None:
-    env.set_xyz(actor, [p.x, p.y, z])
-
-
-def pose_button(env, button, p: Placed) -> None:
-    import sapien
-
-    button.set_pose(sapien.Pose(p=[p.x, p.y, 0.0]))
-    button.set_qpos(np.zeros((1, 1)))
-
-
-class ButtonMixin:
-    """Press detection with a rising edge, shared by every task with a button."""
-
-    def button_pressed(self, button) -> bool:
-        return P.button_depth(button) > P.BUTTON_PRESSED_DEPTH

@@ -1,0 +1,2 @@
+"""Task bases and the mixins / task state the task classes compose, one suite per module.
+"""
