@@ -18,7 +18,6 @@ truth and an out-of-order edit would make ``snapshot`` ambiguous, so it is refus
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
@@ -33,6 +32,7 @@ from memory.records import (
     TrajectoryRecord,
     record_from_dict,
 )
+from subgoals.numbers import as_integer
 
 __all__ = ["Edit", "EditOp", "MemoryStore", "Snapshot", "StoreKind", "store_kind_of"]
 
@@ -150,12 +150,7 @@ class MemoryStore:
     # ----------------------------------------------------------------- writing
 
     def _check_step(self, step: int) -> int:
-        if isinstance(step, bool):
-            raise TypeError(f"edit step must be an int, got {step!r}")
-        try:
-            step = operator.index(step)
-        except TypeError:
-            raise TypeError(f"edit step must be an int, got {step!r}") from None
+        step = as_integer(step, TypeError, f"edit step must be an int, got {step!r}")
         if self._last_step is not None and step < self._last_step:
             raise ValueError(
                 f"edit at step {step} comes after an edit at step {self._last_step}; "

@@ -28,13 +28,12 @@ Design choices, and why:
 
 from __future__ import annotations
 
-import operator
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Union
 
-from subgoals.numbers import ORDINAL_PATTERN, is_ordinal_word, number_word, ordinal_word, parse_ordinal, small_int
+from subgoals.numbers import ORDINAL_PATTERN, as_integer, is_ordinal_word, number_word, ordinal_word, parse_ordinal, small_int
 
 __all__ = [
     "COORD_MAX",
@@ -149,12 +148,7 @@ class Point:
     def __post_init__(self) -> None:
         for name in ("y", "x"):
             raw = getattr(self, name)
-            if isinstance(raw, bool):
-                raise ValueError(f"point coordinate {name}={raw!r} must be an integer")
-            try:
-                value = operator.index(raw)
-            except TypeError:
-                raise ValueError(f"point coordinate {name}={raw!r} must be an integer") from None
+            value = as_integer(raw, ValueError, f"point coordinate {name}={raw!r} must be an integer")
             if not COORD_MIN <= value <= COORD_MAX:
                 raise ValueError(f"point coordinate {name}={value} is outside {COORD_MIN}..{COORD_MAX}")
             object.__setattr__(self, name, int(value))

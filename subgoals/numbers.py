@@ -16,6 +16,7 @@ __all__ = [
     "CARDINAL_WORDS",
     "ORDINAL_PATTERN",
     "ORDINAL_WORDS",
+    "as_integer",
     "is_ordinal_word",
     "number_word",
     "ordinal_digits",
@@ -41,6 +42,27 @@ def small_int(digits: str) -> int | None:
     return int(digits)
 
 
+def as_integer(raw: object, error: type[Exception], message: str) -> int:
+    """``raw`` as an int when it is one (numpy integers too, never a bool); else raise ``error(message)``.
+
+    One place for the check every counter, coordinate and step of the project makes, so a bool or a
+    float slipping in is refused the same way everywhere."""
+    if isinstance(raw, bool):
+        raise error(message)
+    try:
+        return operator.index(raw)
+    except TypeError:
+        raise error(message) from None
+
+
+def _positive(n: object, what: str) -> int:
+    message = f"{what} must be a positive integer, got {n!r}"
+    value = as_integer(n, ValueError, message)
+    if value < 1:
+        raise ValueError(message)
+    return value
+
+
 def _suffix(n: int) -> str:
     if n % 100 in (11, 12, 13):
         return "th"
@@ -53,14 +75,7 @@ def ordinal_word(n: int) -> str:
     Raises:
         ValueError: if ``n`` is not a positive integer.
     """
-    if isinstance(n, bool):
-        raise ValueError(f"ordinal must be a positive integer, got {n!r}")
-    try:
-        value = operator.index(n)
-    except TypeError:
-        raise ValueError(f"ordinal must be a positive integer, got {n!r}") from None
-    if value < 1:
-        raise ValueError(f"ordinal must be a positive integer, got {n!r}")
+    value = _positive(n, "ordinal")
     if value <= len(ORDINAL_WORDS):
         return ORDINAL_WORDS[value - 1]
     return f"{value}{_suffix(value)}"
@@ -72,14 +87,7 @@ def number_word(n: int) -> str:
     Raises:
         ValueError: if ``n`` is not a positive integer.
     """
-    if isinstance(n, bool):
-        raise ValueError(f"count must be a positive integer, got {n!r}")
-    try:
-        value = operator.index(n)
-    except TypeError:
-        raise ValueError(f"count must be a positive integer, got {n!r}") from None
-    if value < 1:
-        raise ValueError(f"count must be a positive integer, got {n!r}")
+    value = _positive(n, "count")
     return CARDINAL_WORDS[value - 1] if value <= len(CARDINAL_WORDS) else str(value)
 
 
