@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from memory.frames import Frame
 from memory.needs import Need, needs_of
@@ -116,6 +116,13 @@ class Tool(ABC):
         out = decide()
         self._latched = (key, out)
         return out, True
+
+    def thresholds(self) -> tuple[Any, ...]:
+        """The frozen dataclasses of numbers this tool decides with: its own thresholds and the configs
+        of the event detectors it attaches (empty by default). Every tool states them here, by name,
+        so a run records them (:func:`memory.tools.registry.tool_thresholds`); nothing is found by
+        inspecting attributes."""
+        return ()
 
     def diagnostics(self) -> dict:
         """JSON-serialisable counters for logs (empty by default)."""

@@ -36,6 +36,7 @@ subgoal does not flicker while the arm moves.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 import numpy as np
 from scipy import ndimage
@@ -56,6 +57,7 @@ __all__ = [
     "FRONT_CAMERA",
     "MANNER_STEPS",
     "MannerReader",
+    "MannerThresholds",
     "bar_ends",
     "bar_mask",
     "panda_tcp",
@@ -150,6 +152,29 @@ def proposal_manner(text: str) -> tuple[str, bool] | None:
     return None
 
 
+@dataclass(frozen=True)
+class MannerThresholds:
+    """The numbers :class:`MannerReader` reads a demonstrated manner with (heights from the joint
+    states by forward kinematics, pixels in the 256x256 video frame)."""
+
+    low_z: float = 0.04
+    """Hand "low over the table" (m): below it, horizontal travel counts toward a push."""
+    high_z: float = 0.06
+    """Hand clearly lifted (m): cube-blob motion above it counts toward a carry."""
+    push_travel: float = 0.05
+    """Horizontal travel low over the table that makes a push (m)."""
+    moved_px: float = 8.0
+    """The cube blob displaced this far from its first position: it started moving (px)."""
+    rested_px: float = 5.0
+    """The cube rests this far from its first position (>= 3 cm on the table) (px)."""
+    carry_px: float = 4.0
+    """Cumulative cube-blob motion while the hand is high that makes a carry (px)."""
+    no_travel: float = 0.02
+    """Below this low travel the cube cannot have been pushed (m)."""
+    bar_new_px: int = 25
+    """Bar pixels away from the first-frame bar that make it moved (occlusion only removes pixels)."""
+
+
 @register_tool(order=160)
 class MannerReader(Tool):
     """Demonstrated manner of moving an object (tool push / finger push / grasp and place)."""
@@ -160,14 +185,11 @@ class MannerReader(Tool):
     group = "manner"
     gate_kind = ReadKind.PROCEDURE_REFERENCE
 
-    LOW_Z = 0.04  # hand "low over the table" (m)
-    HIGH_Z = 0.06  # hand clearly lifted (m)
-    PUSH_TRAVEL = 0.05  # horizontal travel low over the table that makes a push (m)
-    MOVED_PX = 8.0  # the cube blob displaced from its first position: it started moving (px)
-    RESTED_PX = 5.0  # the cube rests this far from its first position (>= 3 cm on the table)
-    CARRY_PX = 4.0  # cumulative cube-blob motion while the hand is high that makes a carry (px)
-    NO_TRAVEL = 0.02  # below this low travel the cube cannot have been pushed (m)
-    BAR_NEW_PX = 25  # bar pixels away from the first-frame bar that make it moved
+    def __init__(self, config: MannerThresholds | None = None) -> None:
+        self.config = config or MannerThresholds()
+
+    def thresholds(self) -> tuple[MannerThresholds]:
+        return (self.config,)
 
     def reset(self, spec: MemorySpec, store: MemoryStore) -> None:
         self.active = self.enabled_by(spec)
@@ -220,23 +242,23 @@ class MannerReader(Tool):
             self._prev_tcp = tcp
             return
         # the bar: new pixels away from its first place
-        if self.bar_moved_step is None and int((bar & self._bar0_far).sum()) >= self.BAR_NEW_PX:
+        if self.bar_moved_step is None and int((bar & self._bar0_far).sum()) >= self.config.bar_new_px:
             self.bar_moved_step = frame.step
         # which end the hand covered when it first went down (before the bar moved)
-        if (tcp is not None and self.grasped_end is None and self.bar_moved_step is None and tcp[2] < self.LOW_Z
+        if (tcp is not None and self.grasped_end is None and self.bar_moved_step is None and tcp[2] < self.config.low_z
                 and self._bar0_ends is not None):
             self.grasped_end = self._grasped_end(tcp)
         # the cube
         if red is not None and self._cube0 is not None:
             here = (red.y, red.x)
-            if self.cube_moved_step is None and np.hypot(here[0] - self._cube0[0], here[1] - self._cube0[1]) > self.MOVED_PX:
+            if self.cube_moved_step is None and np.hypot(here[0] - self._cube0[0], here[1] - self._cube0[1]) > self.config.moved_px:
                 self.cube_moved_step = frame.step
             whole = red.area >= 0.7 * self._cube0_area
             if self._prev_cube is not None and whole and tcp is not None:
                 d = float(np.hypot(here[0] - self._prev_cube[0], here[1] - self._prev_cube[1]))
-                if tcp[2] > self.HIGH_Z:
+                if tcp[2] > self.config.high_z:
                     self.carry_px += d
-                elif tcp[2] < self.LOW_Z:
+                elif tcp[2] < self.config.low_z:
                     self.low_cube_px += d
             self._prev_cube = here if whole else None
             self._rest.append(here)
@@ -244,7 +266,7 @@ class MannerReader(Tool):
         else:
             self._prev_cube = None
         # the hand
-        if tcp is not None and self._prev_tcp is not None and tcp[2] < self.LOW_Z and self._prev_tcp[2] < self.LOW_Z:
+        if tcp is not None and self._prev_tcp is not None and tcp[2] < self.config.low_z and self._prev_tcp[2] < self.config.low_z:
             self.low_travel += float(np.hypot(*(tcp[:2] - self._prev_tcp[:2])))
         if tcp is not None:
             self._prev_tcp = tcp
@@ -262,13 +284,13 @@ class MannerReader(Tool):
         rested = (
             self._cube0 is not None and len(self._rest) >= 3
             and all(np.hypot(p[0] - self._rest[-1][0], p[1] - self._rest[-1][1]) < 3 for p in self._rest[-3:])
-            and np.hypot(self._rest[-1][0] - self._cube0[0], self._rest[-1][1] - self._cube0[1]) > self.RESTED_PX
+            and np.hypot(self._rest[-1][0] - self._cube0[0], self._rest[-1][1] - self._cube0[1]) > self.config.rested_px
         )
         bar_first = self.bar_moved_step is not None and (self.cube_moved_step is None or self.bar_moved_step <= self.cube_moved_step)
-        pushed = self.low_travel >= self.PUSH_TRAVEL
+        pushed = self.low_travel >= self.config.push_travel
         # a carry: the cube's blob moved while the hand was high, or it was displaced although the hand
         # never travelled low over the table
-        carried = self.carry_px >= self.CARRY_PX or self.low_travel < self.NO_TRAVEL
+        carried = self.carry_px >= self.config.carry_px or self.low_travel < self.config.no_travel
         if bar_first and pushed:
             self.candidate = "tool_push"
         elif self.bar_moved_step is None and pushed and not carried:

@@ -34,6 +34,7 @@ is rewritten to the demonstrated side.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 import numpy as np
 from scipy import ndimage
@@ -51,7 +52,7 @@ from subgoals import phrases
 from subgoals.edits import Replace, SetPoint, SubgoalEdit
 from memory.arm_view import FRONT_CAMERA, panda_tcp, to_pixel  # noqa: F401 (re-exported)
 
-__all__ = ["FRONT_CAMERA", "PegReader", "to_pixel"]  # the camera helpers live in manner_reader
+__all__ = ["FRONT_CAMERA", "PegReader", "PegThresholds", "to_pixel"]  # the camera helpers live in manner_reader
 
 ENTITY_KEY = "demo/grasped peg end"
 TRAJ_KEY = "trajectory/insertion"
@@ -74,6 +75,28 @@ def _halves(region: np.ndarray) -> dict[str, np.ndarray]:
     return {"near": a, "far": b} if a[0] <= b[0] else {"near": b, "far": a}
 
 
+@dataclass(frozen=True)
+class PegThresholds:
+    """The numbers :class:`PegReader` reads the demonstrated bar, end and side with (heights from the
+    joint states by forward kinematics, pixels in the 256x256 video frame)."""
+
+    low_z: float = 0.03
+    """The hand at the table (m): the first descent below it is the grasp."""
+    up_z: float = 0.09
+    """The hand lifted (m): from then on the grasped bar's footprint is gathered."""
+    changed: float = 60.0
+    """Summed |RGB| change that makes a pixel changed."""
+    kept: float = 0.9
+    """Share of lifted frames a footprint pixel stays changed in (the arm passes over the other bars
+    for a few frames only)."""
+    window: int = 14
+    """Half-size of the search window around the grasp point (px)."""
+    same: float = 30.0
+    """Mean summed |RGB| difference under which a live bar is "back in place"."""
+    flash_px: int = 250
+    """A red region this large is the box flashing (a bar's red end is under 120 px)."""
+
+
 @register_tool(order=170)
 class PegReader(Tool):
     """The demonstrated bar, its grasped end and the insertion side; gates pick and side."""
@@ -84,19 +107,18 @@ class PegReader(Tool):
     group = "peg_end_side"
     gate_kind = ReadKind.DEMO_REFERENCE
 
-    LOW_Z = 0.03  # the hand at the table (m)
-    UP_Z = 0.09  # the hand lifted (m)
-    CHANGED = 60.0  # summed |RGB| change that makes a pixel changed
-    KEPT = 0.9  # share of lifted frames a footprint pixel stays changed in
-    WINDOW = 14  # half-size of the search window around the grasp point (px)
-    SAME = 30.0  # mean summed |RGB| difference under which a live bar is "back in place"
-    FLASH_PX = 250  # a red region this large is the box flashing (a bar's red end is under 120 px)
-    DESCENT = DescentConfig(low_z=LOW_Z, up_z=UP_Z)  # the first descent is the grasp (its lowest point)
+    def __init__(self, config: PegThresholds | None = None) -> None:
+        self.config = config or PegThresholds()
+        # the first descent is the grasp (its lowest point)
+        self.descent_config = DescentConfig(low_z=self.config.low_z, up_z=self.config.up_z)
+
+    def thresholds(self) -> tuple[PegThresholds, DescentConfig]:
+        return (self.config, self.descent_config)
 
     def reset(self, spec: MemorySpec, store: MemoryStore) -> None:
         self.active = self.enabled_by(spec)
         self._rgb0: np.ndarray | None = None
-        self._descent = events_for(store).attach(self.DESCENT) if self.active else None
+        self._descent = events_for(store).attach(self.descent_config) if self.active else None
         self._lifted = False
         self._kept: np.ndarray | None = None
         self._up_frames = 0
@@ -128,7 +150,7 @@ class PegReader(Tool):
             return
         rgb = frame.rgb
         tcp = panda_tcp(frame.joint_state)
-        descents = events_for(store).events(frame, self.DESCENT)  # the first frame is the home pose, high
+        descents = events_for(store).events(frame, self.descent_config)  # the first frame is the home pose, high
         if self._rgb0 is None:
             self._rgb0 = rgb
             self._kept = np.zeros(rgb.shape[:2], int)
@@ -139,12 +161,12 @@ class PegReader(Tool):
             return
         if self._flash_step is not None:
             return
-        if find_blobs(rgb, ["red"], min_area=self.FLASH_PX):
+        if find_blobs(rgb, ["red"], min_area=self.config.flash_px):
             self._flash_step = frame.step
             return
-        if tcp[2] > self.UP_Z:
+        if tcp[2] > self.config.up_z:
             self._up_frames += 1
-            self._kept += np.abs(rgb.astype(int) - self._rgb0.astype(int)).sum(2) > self.CHANGED
+            self._kept += np.abs(rgb.astype(int) - self._rgb0.astype(int)).sum(2) > self.config.changed
 
     def _finish(self, store: MemoryStore, step: int) -> None:
         self._done = True
@@ -154,10 +176,10 @@ class PegReader(Tool):
         gy, gx = self._descent.done[0].point
         self.grasp_px = (int(round(gy)), int(round(gx)))
         # the bar's first-frame place: pixels that stayed changed after the lift, around the grasp point
-        kept = self._kept >= self.KEPT * self._up_frames
+        kept = self._kept >= self.config.kept * self._up_frames
         win = np.zeros_like(kept)
         y0, x0 = self.grasp_px
-        w = self.WINDOW
+        w = self.config.window
         win[max(0, y0 - w):y0 + w + 1, max(0, x0 - w):x0 + w + 1] = True
         lab, n = ndimage.label(kept & win)
         if n == 0:
@@ -203,7 +225,7 @@ class PegReader(Tool):
         if self.footprint is None or self._rgb0 is None:
             return False
         diff = np.abs(rgb.astype(int) - self._rgb0.astype(int)).sum(2)[self.footprint]
-        return float(diff.mean()) < self.SAME
+        return float(diff.mean()) < self.config.same
 
     def gate(self, proposed: str, store: MemoryStore) -> SubgoalEdit | None:
         if not self.active:

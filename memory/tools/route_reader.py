@@ -44,6 +44,8 @@ number of direction words differs from the segment's is left alone.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from scipy import ndimage
 
@@ -60,6 +62,7 @@ from subgoals.edits import SetDirections, SubgoalEdit
 __all__ = [
     "ROW_OVER_COL",
     "RouteReader",
+    "RouteThresholds",
     "compass_word",
     "find_cues",
     "robot_mask",
@@ -77,9 +80,10 @@ ROW_OVER_COL = 0.8
 _COMPASS = ("forward", "forward-left", "left", "backward-left", "backward", "backward-right", "right", "forward-right")
 
 
-def compass_word(d_row: float, d_col: float) -> tuple[str, float]:
-    """The compass word of an image displacement and its angular error (degrees) from the word's centre."""
-    fwd, left = float(d_row), float(d_col) * ROW_OVER_COL
+def compass_word(d_row: float, d_col: float, row_over_col: float = ROW_OVER_COL) -> tuple[str, float]:
+    """The compass word of an image displacement and its angular error (degrees) from the word's centre
+    (image columns rescaled by ``row_over_col``, :data:`ROW_OVER_COL` by default)."""
+    fwd, left = float(d_row), float(d_col) * row_over_col
     ang = np.degrees(np.arctan2(left, fwd)) % 360.0
     k = int(np.round(ang / 45.0)) % 8
     err = abs(((ang - 45.0 * k) + 180.0) % 360.0 - 180.0)
@@ -182,6 +186,39 @@ def _pauses(motion: list[float], level: float, half_window: int = 4, margin: int
 # ----------------------------------------------------------------------------- the tool
 
 
+@dataclass(frozen=True)
+class RouteThresholds:
+    """The numbers :class:`RouteReader` parses and follows a demonstrated route with (pixels in the
+    256x256 frame, joint angles in rad)."""
+
+    node_px: float = 7.0
+    """A red cue within this of a known one is the same node (the patterned red disc's merged centre
+    moves by a few pixels between frames); also how close the tip must come to the start node."""
+    arrive_px: float = 3.5
+    """The tip this close to the next node, and near it on the rendered frame before too, has reached it
+    (arc route): one sighting may still be a few centimetres short, and late is safe, early is not."""
+    near_px: float = 6.0
+    """The tip this close to the next node is near it: with the arm at rest, that is arrival too."""
+    leave_px: float = 12.0
+    """The tip this far from the previous node has left it (a pause farther off is not a node)."""
+    max_angle_err: float = 20.0
+    """Largest angle (degrees) between a cue step and its compass word's centre; the sectors are 45
+    degrees wide, so a step off by more than this is not a clean lattice step."""
+    step_px: tuple[float, float] = (10.0, 45.0)
+    """Shortest and longest length (px, columns rescaled) of one lattice step between cues."""
+    min_side_px: float = 12.0
+    """Smallest sideways (column) displacement of an arc segment whose side is read."""
+    min_bulge_px: float = 5.0
+    """Smallest offset of the tip's path from the chord that makes an arc (its circling sense)."""
+    min_sense: float = 0.6
+    """Smallest mean side (-1..1) of the path relative to the chord that makes a clear circling sense."""
+    still_rad: float = 3e-3
+    """Largest per-frame joint change (rad) at which the arm counts as at rest (a pause at a node)."""
+    row_over_col: float = ROW_OVER_COL
+    """Image rows per image column for the same table distance (front camera perspective, near the
+    table centre): cue steps are measured and named with columns rescaled by it."""
+
+
 @register_tool(order=120)
 class RouteReader(Tool):
     """Parses the demonstrated route, tracks progress along it live, and fills the route slot of proposals."""
@@ -205,16 +242,14 @@ class RouteReader(Tool):
         min_sense: float = 0.6,
         still_rad: float = 3e-3,
     ):
-        self.node_px = node_px
-        self.arrive_px = arrive_px
-        self.near_px = near_px
-        self.leave_px = leave_px
-        self.max_angle_err = max_angle_err
-        self.step_px = step_px
-        self.min_side_px = min_side_px
-        self.min_bulge_px = min_bulge_px
-        self.min_sense = min_sense
-        self.still_rad = still_rad
+        self.config = RouteThresholds(
+            node_px=node_px, arrive_px=arrive_px, near_px=near_px, leave_px=leave_px, max_angle_err=max_angle_err,
+            step_px=tuple(step_px), min_side_px=min_side_px, min_bulge_px=min_bulge_px, min_sense=min_sense,
+            still_rad=still_rad,
+        )
+
+    def thresholds(self) -> tuple[RouteThresholds]:
+        return (self.config,)
 
     # ------------------------------------------------------------------ episode
 
@@ -281,9 +316,9 @@ class RouteReader(Tool):
             self._first_red = cues  # red already present before anything was touched: scenery, not cues
         else:
             for r, c, _area in cues:
-                fresh = not _near((r, c), self._prev_cues, self.node_px)
-                scenery = _near((r, c), self._first_red, self.node_px)
-                known = _near((r, c), [(e[1], e[2]) for e in self._cue_events], self.node_px)
+                fresh = not _near((r, c), self._prev_cues, self.config.node_px)
+                scenery = _near((r, c), self._first_red, self.config.node_px)
+                known = _near((r, c), [(e[1], e[2]) for e in self._cue_events], self.config.node_px)
                 if fresh and not scenery and not known:
                     self._cue_events.append((self._demo_frames - 1, r, c))
         self._prev_cues = cues
@@ -319,7 +354,7 @@ class RouteReader(Tool):
     def _parse_cues(self, frame: Frame) -> None:
         cues = [(r, c) for _, r, c in self._cue_events]
         live = [(r, c) for r, c, _ in find_cues(frame.rgb)]
-        starts = [p for p in live if not _near(p, cues, self.node_px) and not _near(p, [q[:2] for q in self._first_red or []], self.node_px)]
+        starts = [p for p in live if not _near(p, cues, self.config.node_px) and not _near(p, [q[:2] for q in self._first_red or []], self.config.node_px)]
         if len(starts) != 1:
             self.reason = f"{len(starts)} lit start nodes in the first live frame (need exactly one)"
             return
@@ -327,9 +362,9 @@ class RouteReader(Tool):
         words = []
         for a, b in zip(nodes[:-1], nodes[1:]):
             dr, dc = b[0] - a[0], b[1] - a[1]
-            length = float(np.hypot(dr, dc * ROW_OVER_COL))
-            word, err = compass_word(dr, dc)
-            if err > self.max_angle_err or not self.step_px[0] <= length <= self.step_px[1]:
+            length = float(np.hypot(dr, dc * self.config.row_over_col))
+            word, err = compass_word(dr, dc, self.config.row_over_col)
+            if err > self.config.max_angle_err or not self.config.step_px[0] <= length <= self.config.step_px[1]:
                 self.reason = f"step {a}->{b} is not one lattice step (length {length:.1f}px, angle error {err:.0f} deg)"
                 return
             words.append(word)
@@ -352,7 +387,7 @@ class RouteReader(Tool):
         if len(joints) == len(frames) and all(q is not None for q in joints):
             q = np.asarray([np.asarray(j, float)[:7] for j in joints])
             motion = [0.0] + list(np.abs(np.diff(q, axis=0)).max(axis=1))
-            pauses = _pauses(motion, level=self.still_rad)
+            pauses = _pauses(motion, level=self.config.still_rad)
         else:
             motion = [0.0] + [float((np.abs(b.astype(np.int16) - a).max(axis=-1) > 20).sum()) for a, b in zip(frames[:-1], frames[1:])]
             pauses = _pauses(motion, level=0.15 * float(np.median(motion[1:])))
@@ -366,7 +401,7 @@ class RouteReader(Tool):
             if kept and node is not None and nodes[-1] is not None:
                 between = np.array([p for p in track[kept[-1][1]:i] if p is not None], float).reshape(-1, 2)
                 far = np.hypot(*(between - np.asarray(nodes[-1])).T).max() if len(between) else 0.0
-                if np.hypot(node[0] - nodes[-1][0], node[1] - nodes[-1][1]) <= self.node_px and far <= self.leave_px:
+                if np.hypot(node[0] - nodes[-1][0], node[1] - nodes[-1][1]) <= self.config.node_px and far <= self.config.leave_px:
                     kept[-1] = (kept[-1][0], j)  # a pause inside one dwell: the same node
                     continue
             nodes.append(node)
@@ -379,18 +414,18 @@ class RouteReader(Tool):
         for k in range(len(nodes) - 1):
             a, b = nodes[k], nodes[k + 1]
             dc = b[1] - a[1]
-            if abs(dc) < self.min_side_px:
+            if abs(dc) < self.config.min_side_px:
                 self.reason = f"move {k} goes {dc:.1f}px sideways: no clear side"
                 return
             path = np.array([p for p in track[runs[k][1]:runs[k + 1][0]] if p is not None], float).reshape(-1, 2)
             sense, bulge = segment_sense(path, a, b)
-            if abs(sense) < self.min_sense or bulge < self.min_bulge_px:
+            if abs(sense) < self.config.min_sense or bulge < self.config.min_bulge_px:
                 self.reason = f"move {k}: unclear circling sense (mean side {sense:+.2f}, bulge {bulge:.1f}px)"
                 return
             side = "left" if dc > 0 else "right"  # image right = robot left
             words.append(f"{side} {'clockwise' if sense > 0 else 'counterclockwise'}")
         tip = self._tip(frame.rgb)
-        if tip is None or np.hypot(tip[0] - nodes[0][0], tip[1] - nodes[0][1]) > self.node_px:
+        if tip is None or np.hypot(tip[0] - nodes[0][0], tip[1] - nodes[0][1]) > self.config.node_px:
             self.reason = f"the live tip {tip} is not over the demonstrated start {tuple(round(v, 1) for v in nodes[0])}"
             return
         self.nodes, self.segments = [tuple(map(float, n)) for n in nodes], tuple(words)
@@ -407,20 +442,20 @@ class RouteReader(Tool):
         visited = self.nodes[: self.index + 1]
         # a lit node the stick half hides can look displaced: only a clear cue well away from every
         # node of the route so far, still there on the next rendered frame, is a wrong touch
-        if self._odd and any(area >= 15 and _near((r, c), self._odd, self.node_px) for r, c, area in cues):
+        if self._odd and any(area >= 15 and _near((r, c), self._odd, self.config.node_px) for r, c, area in cues):
             self.unexpected += 1
             self.lost = True
             self.reason = f"a cue lit at {tuple(round(v) for v in self._odd[0])}, not the next node: route position lost"
             return
         odd = []
         for r, c, area in cues:
-            if _near((r, c), self._live_prev, self.node_px):
+            if _near((r, c), self._live_prev, self.config.node_px):
                 continue  # already lit in the previous rendered frame
-            if np.hypot(r - nxt[0], c - nxt[1]) <= self.node_px:
+            if np.hypot(r - nxt[0], c - nxt[1]) <= self.config.node_px:
                 self._advance(frame, store, f"cue lit at the next node ({r:.0f}, {c:.0f})")
                 odd = []
                 break
-            if area >= 15 and not _near((r, c), visited, 1.6 * self.node_px) and not _near((r, c), self._live_prev, 1.6 * self.node_px):
+            if area >= 15 and not _near((r, c), visited, 1.6 * self.config.node_px) and not _near((r, c), self._live_prev, 1.6 * self.config.node_px):
                 odd.append((r, c))
         self._odd = odd
         self._live_prev = cues
@@ -431,9 +466,9 @@ class RouteReader(Tool):
         nxt = self.nodes[self.index + 1]
         if frame.joint_state is not None:
             q = np.asarray(frame.joint_state, float)[:7]
-            still = self._last_q is not None and float(np.abs(q - self._last_q).max()) <= self.still_rad
+            still = self._last_q is not None and float(np.abs(q - self._last_q).max()) <= self.config.still_rad
             self._last_q = q
-            if still and self._tip_now is not None and self._left_node and _near(self._tip_now, [nxt], self.near_px):
+            if still and self._tip_now is not None and self._left_node and _near(self._tip_now, [nxt], self.config.near_px):
                 # the arm came to rest near the next node: it has arrived (late, but certain)
                 self._left_node, self._was_near = False, False
                 self._advance(frame, store, f"arm at rest by the next node ({self._tip_now[0]:.0f}, {self._tip_now[1]:.0f})")
@@ -445,7 +480,7 @@ class RouteReader(Tool):
         if tip is None:
             return
         here = self.nodes[self.index]
-        if np.hypot(tip[0] - here[0], tip[1] - here[1]) > self.leave_px:
+        if np.hypot(tip[0] - here[0], tip[1] - here[1]) > self.config.leave_px:
             self._left_node = True
         if not self._left_node:
             return
@@ -454,8 +489,8 @@ class RouteReader(Tool):
         # switching the subgoal then cuts the move short): it must have been near on the rendered
         # frame before as well. Late is safe here, early is not.
         d = float(np.hypot(tip[0] - nxt[0], tip[1] - nxt[1]))
-        was_near, self._was_near = self._was_near, d <= self.near_px
-        if d <= self.arrive_px and was_near:
+        was_near, self._was_near = self._was_near, d <= self.config.near_px
+        if d <= self.config.arrive_px and was_near:
             self._left_node, self._was_near = False, False
             self._advance(frame, store, f"tip arrived at the next node ({tip[0]:.0f}, {tip[1]:.0f})")
 
