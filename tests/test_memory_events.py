@@ -141,7 +141,7 @@ def test_two_tools_see_one_release():
         rep.observe(f, store)
         dep.observe(f, store)
     assert hub.detector(GRIPPER_LIVE) is det
-    assert releases == [2] and rep._pending == rep.verify_within
+    assert releases == [2] and rep._pending == rep.config.verify_within
 
 
 # --------------------------------------------------------------------------- flash
@@ -426,6 +426,6 @@ def test_the_layer_feeds_the_hub_before_the_tools():
     det.update = lambda frame: calls.append(frame.step) or update(frame)
     for step, command in enumerate([CLOSED, OPEN, OPEN]):
         layer.observe(_grip(step, command))
-    assert calls == [0, 1, 2] and rep._pending == rep.verify_within
+    assert calls == [0, 1, 2] and rep._pending == rep.config.verify_within
     layer.reset("pick up the green cube", [])  # an episode without counting: no gripper detector left
     assert GRIPPER_LIVE not in hub._detectors

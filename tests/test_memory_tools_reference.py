@@ -28,7 +28,7 @@ from memory.tools.demo_places import KEY as PLACES_KEY
 from memory.tools.demo_places import DemoPlacesTool, target_blobs
 from memory.tools.highlight_marks import HighlightMarkTool
 from memory.tools.registry import make_tool
-from memory.tools.scene_layout import disc_pieces
+from memory.perception.layout_pixels import disc_pieces
 from tests.blind_vs_memory import blind_fails_memory_succeeds
 
 OPEN, CLOSED = 1.0, -1.0

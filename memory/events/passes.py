@@ -15,7 +15,7 @@ from scipy import ndimage
 
 from memory.events.base import Detector, DetectorConfig, Event
 from memory.frames import Frame
-from memory.tools.scene_layout import purple_blobs
+from memory.perception.layout_pixels import purple_blobs
 
 __all__ = ["PassConfig", "PassDetector"]
 

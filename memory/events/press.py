@@ -17,7 +17,7 @@ import numpy as np
 from memory.arm_view import panda_tcp, to_pixel
 from memory.events.base import Detector, DetectorConfig, Event
 from memory.frames import Frame
-from memory.tools.scene_layout import gray_blobs
+from memory.perception.layout_pixels import gray_blobs
 
 __all__ = ["PressConfig", "PressDetector"]
 

@@ -8,6 +8,7 @@ The pixel predicates it uses live in :mod:`memory.perception.blobs`.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from collections.abc import Iterable
 import numpy as np
 
@@ -23,7 +24,21 @@ from memory.tools.base import Tool, register_tool
 from memory.vocabulary import canonical_role, colour_of
 from subgoals.grammar import Point
 
-__all__ = ["ColourBlobTool"]
+__all__ = ["BlobToolThresholds", "ColourBlobTool"]
+
+
+@dataclass(frozen=True)
+class BlobToolThresholds:
+    """The numbers :class:`ColourBlobTool` takes blobs and moves records with, beside the colour predicates (:class:`~memory.perception.blobs.ColourThresholds`) and the track's gate (:class:`~memory.events.tracking.TrackConfig`); pixels in the 256x256 frame."""
+
+    min_area: int = 12
+    """Smallest blob (px) that counts as an object: smaller ones are stray pixels of a vivid hue."""
+    max_area: int | None = None
+    """Largest blob (px); ``None``: no limit."""
+    move_tolerance: float = 2.0
+    """Smallest move (px) of a verified object worth an UPDATE (centroid jitter stays below it)."""
+    reground_radius: float = 40.0
+    """How far (px) from the stored position a blob may be to re-ground a recalled entity."""
 
 
 @register_tool(order=10)
@@ -80,14 +95,11 @@ class ColourBlobTool(Tool):
         if stride < 1 or confirm_frames < 1 or lose_frames < 1:
             raise ValueError("stride, confirm_frames and lose_frames must be >= 1")
         self.stride = stride
-        self.min_area = min_area
-        self.max_area = max_area
-        self.confirm_frames = confirm_frames
-        self.lose_frames = lose_frames
-        self.max_jump = max_jump
-        self.move_tolerance = move_tolerance
-        self.reground_radius = reground_radius
-        self.thresholds = thresholds or ColourThresholds()
+        self.config = BlobToolThresholds(
+            min_area=min_area, max_area=max_area, move_tolerance=move_tolerance, reground_radius=reground_radius,
+        )
+        self.colour_thresholds = thresholds or ColourThresholds()
+        self.track_config = TrackConfig(max_jump=max_jump, confirm_frames=confirm_frames, lose_frames=lose_frames)
         self._watch: dict[str, str] = {}
         self._tracks: dict[str, BlobTrack] = {}
         self._frames_seen = 0
@@ -95,6 +107,9 @@ class ColourBlobTool(Tool):
         self._identity = None
         self._prototype: dict[str, np.ndarray] = {}
         self._similarities: list[dict] = []
+
+    def thresholds(self) -> tuple:
+        return (self.config, self.colour_thresholds, self.track_config)
 
     def use_perception(self, perception) -> None:
         self.perception = perception
@@ -108,10 +123,9 @@ class ColourBlobTool(Tool):
         self._watch = {}
         for phrase in spec.watch:
             colour = colour_of(phrase.split())
-            if colour is not None and colour in self.thresholds.hue_windows:
+            if colour is not None and colour in self.colour_thresholds.hue_windows:
                 self._watch[phrase] = colour
-        config = TrackConfig(max_jump=self.max_jump, confirm_frames=self.confirm_frames, lose_frames=self.lose_frames)
-        self._tracks = {phrase: BlobTrack(config) for phrase in self._watch}
+        self._tracks = {phrase: BlobTrack(self.track_config) for phrase in self._watch}
         self._frames_seen = 0
         self._prototype = {}
         self._similarities = []
@@ -139,9 +153,9 @@ class ColourBlobTool(Tool):
         return find_blobs(
             rgb,
             self._watch.values() if colours is None else colours,
-            min_area=self.min_area,
-            max_area=self.max_area,
-            thresholds=self.thresholds,
+            min_area=self.config.min_area,
+            max_area=self.config.max_area,
+            thresholds=self.colour_thresholds,
         )
 
     def observe(self, frame: Frame, store: MemoryStore) -> None:
@@ -203,7 +217,7 @@ class ColourBlobTool(Tool):
         else:
             new_status = record.status
         moved = record.position is None or (
-            np.hypot(position[0] - record.position[0], position[1] - record.position[1]) > self.move_tolerance
+            np.hypot(position[0] - record.position[0], position[1] - record.position[1]) > self.config.move_tolerance
         )
         if new_status.readable and phrase not in self._prototype:
             self._prototype[phrase] = self._features().embed(frame.rgb, blob.bbox)  # as first verified
@@ -231,13 +245,13 @@ class ColourBlobTool(Tool):
         if frame.rgb is None:
             return None
         colour = colour_of(entity.identity.split())
-        if colour is None or colour not in self.thresholds.hue_windows:
+        if colour is None or colour not in self.colour_thresholds.hue_windows:
             return None
         blobs = self.blobs(frame.rgb, [colour]) if self._colour_default else self._detected(frame.rgb, entity.identity, colour)
         if not blobs:
             return None
         if entity.position is not None:
-            near = [b for b in blobs if b.distance(entity.position) <= self.reground_radius]
+            near = [b for b in blobs if b.distance(entity.position) <= self.config.reground_radius]
             near = self._same_identity(entity, near, frame)
             return min(near, key=lambda b: b.distance(entity.position)).point if near else None
         blobs = self._same_identity(entity, blobs, frame)

@@ -45,7 +45,9 @@ from memory.vocabulary import COLOUR_WORDS, canonical_role, colour_of, cover_bin
 from subgoals.grammar import COORD_MAX, Point
 
 __all__ = [
+    "AppearanceThresholds",
     "ContainerAppearance",
+    "CoverBindingThresholds",
     "CoverBindingTool",
     "cover_key",
     "local_centre",
@@ -120,6 +122,22 @@ def to_point(yx) -> Point:
     return Point(int(np.clip(round(yx[0]), 0, COORD_MAX)), int(np.clip(round(yx[1]), 0, COORD_MAX)))
 
 
+@dataclass(frozen=True)
+class AppearanceThresholds:
+    """The numbers :class:`ContainerAppearance` learns and reads container pixels with (8-bit channel values)."""
+
+    max_spread: int = 2
+    """Channels within this of each other make a pixel neutral-coloured (containers, and the arm, are gray)."""
+    tol: int = 1
+    """A pixel within this of a learned gray level is on the palette; untextured faces render as flat levels."""
+    prior_min_value: int = 120
+    """The blob predicate: neutral pixels at least this bright (a container standing alone is one compact blob of them)."""
+    min_share: float = 0.08
+    """A gray level is learned where a container stands when at least this share of the pixels there have it (and at least 6 pixels)."""
+    max_levels: int = 8
+    """Most gray levels the palette keeps."""
+
+
 class ContainerAppearance:
     """What a container looks like in this episode, learned from the frames.
 
@@ -139,11 +157,10 @@ class ContainerAppearance:
 
     def __init__(self, *, max_spread: int = 2, tol: int = 1, prior_min_value: int = 120, min_share: float = 0.08,
                  max_levels: int = 8) -> None:
-        self.max_spread = max_spread
-        self.tol = tol
-        self.prior_min_value = prior_min_value
-        self.min_share = min_share
-        self.max_levels = max_levels
+        self.config = AppearanceThresholds(
+            max_spread=max_spread, tol=tol, prior_min_value=prior_min_value, min_share=min_share,
+            max_levels=max_levels,
+        )
         self.reset()
 
     def reset(self) -> None:
@@ -156,16 +173,16 @@ class ContainerAppearance:
 
     def learn(self, rgb: np.ndarray, centre, radius: float = 10.0) -> tuple[int, ...]:
         """Add the dominant neutral levels around ``centre`` (where a container stands) to the palette; return the new ones."""
-        neutral, value = neutral_levels(rgb, self.max_spread)
+        neutral, value = neutral_levels(rgb, self.config.max_spread)
         ys, xs = _window(neutral.shape, centre, radius)
         vals = value[ys, xs][neutral[ys, xs] & (value[ys, xs] >= 60)]
         if vals.size < 20:
             return ()
         levels, counts = np.unique(vals, return_counts=True)
-        keep = [int(v) for v, c in zip(levels, counts) if c >= max(6, self.min_share * vals.size)]
-        new = tuple(v for v in keep if all(abs(v - old) > self.tol for old in self.levels))
+        keep = [int(v) for v, c in zip(levels, counts) if c >= max(6, self.config.min_share * vals.size)]
+        new = tuple(v for v in keep if all(abs(v - old) > self.config.tol for old in self.levels))
         if new:
-            self.levels = tuple(sorted(set(self.levels) | set(new)))[: self.max_levels]
+            self.levels = tuple(sorted(set(self.levels) | set(new)))[: self.config.max_levels]
             self._cache.pop("palette", None)
         return new
 
@@ -194,10 +211,10 @@ class ContainerAppearance:
             return self.blob_mask(rgb, step, roi)
 
         def compute(crop):
-            neutral, value = neutral_levels(crop, self.max_spread)
+            neutral, value = neutral_levels(crop, self.config.max_spread)
             on_level = np.zeros(value.shape, dtype=bool)
             for level in self.levels:
-                on_level |= np.abs(value - level) <= self.tol
+                on_level |= np.abs(value - level) <= self.config.tol
             return neutral & on_level
 
         return self._cached("palette", rgb, step, roi, compute)
@@ -206,8 +223,8 @@ class ContainerAppearance:
         """Neutral-and-bright mask inside ``roi`` (zeros outside)."""
 
         def compute(crop):
-            neutral, value = neutral_levels(crop, self.max_spread)
-            return neutral & (value >= self.prior_min_value)
+            neutral, value = neutral_levels(crop, self.config.max_spread)
+            return neutral & (value >= self.config.prior_min_value)
 
         return self._cached("blob", rgb, step, roi, compute)
 
@@ -313,6 +330,34 @@ class _Note:
     area: int = 0
 
 
+@dataclass(frozen=True)
+class CoverBindingThresholds:
+    """The numbers :class:`CoverBindingTool` verifies a note and a cover binding with (frames read by the tool, pixels in the 256x256 frame)."""
+
+    confirm_frames: int = 2
+    """Consecutive sightings that verify a note."""
+    note_jump: float = 4.0
+    """Largest move (px) between sightings of one note (the cubes sit still)."""
+    vanish_radius: float = 8.0
+    """A blob of the note's colour within this distance (px) means the cube is still there."""
+    cover_radius: float = 5.0
+    """A container stands at the note when at least ``cover_share`` of the disk of this radius (px) around it is container pixels..."""
+    cover_share: float = 0.6
+    """...this share of that disk..."""
+    cover_frames: int = 2
+    """...on this many consecutive frames after the cube vanished."""
+    min_cube_area: int = 20
+    """Smallest colour blob (px) taken as a watched cube."""
+    max_cube_area: int = 900
+    """Largest colour blob (px) taken as a watched cube."""
+    reground_radius: float = 12.0
+    """How far (px) from the record's position a re-grounded container may be."""
+    cover_to_cube: float = 3.8
+    """Expected blob area of a lone container over that of the cube it covers (the rendered ratio is about 3.8 over the whole table); only a blob within 30 % of it is taken as one container."""
+    stable_px: float = 3.0
+    """A re-grounded point this close (px) to the previous answer is reported as that answer."""
+
+
 @register_tool(order=80, source="video")
 @register_tool(order=100, source="live")
 class CoverBindingTool(Tool):
@@ -350,17 +395,12 @@ class CoverBindingTool(Tool):
         self.stride = 1
         # the notes need the cubes' few visible frames; every 4 steps is plenty (see render_schedule)
         self.render = RenderNeed(stride=4, video=source == "video", video_stride=2)  # bindings the same at video stride 2 and 4 on train 0-3 (benchmarks/video_stride_train.md); thresholds counted in frames were measured at this stride
-        self.confirm_frames = confirm_frames
-        self.note_jump = note_jump
-        self.vanish_radius = vanish_radius
-        self.cover_radius = cover_radius
-        self.cover_share = cover_share
-        self.cover_frames = cover_frames
-        self.min_cube_area = min_cube_area
-        self.max_cube_area = max_cube_area
-        self.reground_radius = reground_radius
-        self.cover_to_cube = cover_to_cube
-        self.stable_px = stable_px
+        self.config = CoverBindingThresholds(
+            confirm_frames=confirm_frames, note_jump=note_jump, vanish_radius=vanish_radius,
+            cover_radius=cover_radius, cover_share=cover_share, cover_frames=cover_frames,
+            min_cube_area=min_cube_area, max_cube_area=max_cube_area, reground_radius=reground_radius,
+            cover_to_cube=cover_to_cube, stable_px=stable_px,
+        )
         self._answers: dict[str, Point] = {}
         self._areas: dict[str, int | None] = {}
         self._hidden_reads = 0
@@ -368,6 +408,9 @@ class CoverBindingTool(Tool):
         self._notes: dict[str, _Note] = {}
         self._frames = 0
         self._events: list[str] = []
+
+    def thresholds(self) -> tuple:
+        return (self.config, self.appearance.config)
 
     # ------------------------------------------------------------------ episode
     def reset(self, spec: MemorySpec, store: MemoryStore) -> None:
@@ -392,7 +435,7 @@ class CoverBindingTool(Tool):
             return
         self._frames += 1
         colours = {n.colour for n in self._notes.values() if not n.bound}
-        blobs = find_blobs(frame.rgb, colours, min_area=self.min_cube_area, max_area=self.max_cube_area)
+        blobs = find_blobs(frame.rgb, colours, min_area=self.config.min_cube_area, max_area=self.config.max_cube_area)
         mask = None
         for note in self._notes.values():
             if note.bound:
@@ -401,22 +444,22 @@ class CoverBindingTool(Tool):
             if note.pos is None or not note.verified:
                 self._sight(note, mine, frame, store)
                 continue
-            near = [b for b in mine if b.distance(note.pos) <= self.vanish_radius]
+            near = [b for b in mine if b.distance(note.pos) <= self.config.vanish_radius]
             if near:
                 note.gone, note.covered = 0, 0
                 continue
             note.gone += 1
             if mask is None:
                 mask = self.appearance.mask(frame.rgb, frame.step)
-            share = self.appearance.coverage(mask, note.pos, self.cover_radius)
-            note.covered = note.covered + 1 if share >= self.cover_share else 0
-            if note.covered >= self.cover_frames:
+            share = self.appearance.coverage(mask, note.pos, self.config.cover_radius)
+            note.covered = note.covered + 1 if share >= self.config.cover_share else 0
+            if note.covered >= self.config.cover_frames:
                 self._bind(note, frame, store, share)
 
     def _sight(self, note: _Note, blobs, frame: Frame, store: MemoryStore) -> None:
         """Colour-verified sighting with persistence: candidate, then verified."""
         if note.pos is not None:
-            near = [b for b in blobs if b.distance(note.pos) <= self.note_jump]
+            near = [b for b in blobs if b.distance(note.pos) <= self.config.note_jump]
             blob = min(near, key=lambda b: b.distance(note.pos)) if near else None
             if blob is None:
                 note.streak = 0
@@ -429,7 +472,7 @@ class CoverBindingTool(Tool):
         note.pos = (blob.y, blob.x)
         note.area = blob.area
         note.streak += 1
-        note.verified = note.streak >= self.confirm_frames
+        note.verified = note.streak >= self.config.confirm_frames
         status = EntityStatus.VERIFIED if note.verified else EntityStatus.CANDIDATE
         record = EntityRecord(identity=note.phrase, role=canonical_role(note.phrase.split()[-1]),
                               position=blob.point.as_tuple(), status=status, source=self.source)
@@ -447,7 +490,7 @@ class CoverBindingTool(Tool):
         # a lone container is a neutral blob a few times the cube's size (it covers the cube, walls and
         # all, and stands taller); its centroid is its centre. One that touches a neighbour or the arm
         # is placed on the cube's spot instead.
-        found = self.appearance.detect(frame.rgb, note.pos, max_shift=10.0, expected_area=self.cover_to_cube * note.area,
+        found = self.appearance.detect(frame.rgb, note.pos, max_shift=10.0, expected_area=self.config.cover_to_cube * note.area,
                                        area_tol=0.3)
         centre = found[0] if found is not None and found[1] == "blob" else note.pos
         if found is not None and found[1] == "blob":
@@ -491,11 +534,11 @@ class CoverBindingTool(Tool):
         phrase = (entity.binding or "").removeprefix(cover_binding(""))
         key = cover_key(self.source, phrase)
         last = self._answers.get(key)
-        found = self.appearance.detect(frame.rgb, entity.position, max_shift=self.reground_radius,
+        found = self.appearance.detect(frame.rgb, entity.position, max_shift=self.config.reground_radius,
                                        expected_area=self._areas.get(key))
         if found is not None:
             point = to_point(found[0]) if found[1] == "blob" else to_point(entity.position)
-            if last is not None and np.hypot(point.y - last.y, point.x - last.x) <= self.stable_px:
+            if last is not None and np.hypot(point.y - last.y, point.x - last.x) <= self.config.stable_px:
                 point = last
         elif self.appearance.hidden(frame.rgb, entity.position) or self._cube_in_view(frame.rgb, phrase, entity.position):
             self._hidden_reads += 1
@@ -511,11 +554,11 @@ class CoverBindingTool(Tool):
         if colour is None:
             return False
         y, x = int(near[0]), int(near[1])
-        r = int(self.vanish_radius) + 24
+        r = int(self.config.vanish_radius) + 24
         crop = rgb[max(0, y - r) : y + r + 1, max(0, x - r) : x + r + 1]
         off = np.array([max(0, y - r), max(0, x - r)])
-        blobs = find_blobs(crop, [colour], min_area=self.min_cube_area // 2, max_area=self.max_cube_area)
-        return any(np.hypot(b.y + off[0] - near[0], b.x + off[1] - near[1]) <= self.vanish_radius + 6 for b in blobs)
+        blobs = find_blobs(crop, [colour], min_area=self.config.min_cube_area // 2, max_area=self.config.max_cube_area)
+        return any(np.hypot(b.y + off[0] - near[0], b.x + off[1] - near[1]) <= self.config.vanish_radius + 6 for b in blobs)
 
     def diagnostics(self) -> dict:
         return {

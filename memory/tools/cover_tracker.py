@@ -73,7 +73,7 @@ from memory.perception.blobs import find_blobs
 from memory.tools.cover_binding import COVER_ROLE, ContainerAppearance, to_point
 from memory.vocabulary import colour_of, cover_binding
 
-__all__ = ["CoverFollowTool", "CoverTrack", "OpticalFlowCue", "lk_displacement"]
+__all__ = ["CoverFollowThresholds", "CoverFollowTool", "CoverTrack", "FlowThresholds", "OpticalFlowCue", "lk_displacement"]
 
 # store -> the flow cue active for that store's layer (absent when the identity group is ablated)
 _FLOW_BY_STORE: "weakref.WeakKeyDictionary[MemoryStore, OpticalFlowCue]" = weakref.WeakKeyDictionary()
@@ -122,6 +122,14 @@ def lk_displacement(prev_gray: np.ndarray, cur_gray: np.ndarray, points: np.ndar
     return np.array([_weighted_median(d[:, 1], w), _weighted_median(d[:, 0], w)]), int(good.sum())
 
 
+@dataclass(frozen=True)
+class FlowThresholds:
+    """The numbers :class:`OpticalFlowCue` keeps frames with."""
+
+    keep: int = 3
+    """Grayscale frames kept for flow questions (the followers ask about the last few only)."""
+
+
 @register_tool(order=70)
 class OpticalFlowCue(Tool):
     """The identity-continuity cue: keeps the grayscale frames and answers flow questions.
@@ -138,11 +146,14 @@ class OpticalFlowCue(Tool):
     def __init__(self, keep: int = 3) -> None:
         self.stride = 1
         self.render = RenderNeed(stride=None, video=False)  # reads whatever frames the followers get; needs none of its own
-        self.keep = keep
+        self.config = FlowThresholds(keep=keep)
         self._active = False
         self._frames: dict[int, np.ndarray] = {}
         self.calls = 0
         self.answered = 0
+
+    def thresholds(self) -> tuple:
+        return (self.config,)
 
     def reset(self, spec: MemorySpec, store: MemoryStore) -> None:
         self._frames = {}
@@ -155,7 +166,7 @@ class OpticalFlowCue(Tool):
         if g is None:
             g = gray(rgb)
             self._frames[step] = g
-            for old in sorted(self._frames)[: -self.keep]:
+            for old in sorted(self._frames)[: -self.config.keep]:
                 del self._frames[old]
         return g
 
@@ -205,6 +216,40 @@ class CoverTrack:
     history: list = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class CoverFollowThresholds:
+    """The numbers :class:`CoverFollowTool` follows a bound container with (pixels in the 256x256 frame, joint angles in rad, heights in m)."""
+
+    ms_radius: float = 9.0
+    """Mean-shift window (px) of the association cue."""
+    min_pixels: int = 40
+    """Container pixels a detection needs in that window."""
+    jump_base: float = 5.0
+    """Jump limit (px) = ``jump_base`` + ``jump_per_step`` * steps since the last frame."""
+    jump_per_step: float = 3.0
+    """See ``jump_base``."""
+    agree_px: float = 7.0
+    """Flow and association agree when within this distance (px)."""
+    patience: int = 2
+    """Frames without a detection tolerated before the track counts as lost."""
+    recovery_steps: int = 3
+    """How many times a lost track widens its search radius."""
+    recovery_radius: float = 12.0
+    """A lost track's first search radius (px), doubled at each recovery step."""
+    feature_radius: float = 10.0
+    """Where (px around the container) its flow features are taken from."""
+    min_move: float = 1.5
+    """Smallest move (px) of a followed container worth an UPDATE."""
+    arm_px: float = 16.0
+    """The arm covers a container when its projected links pass within this (px)."""
+    hand_px: float = 36.0
+    """The same for the hand while it carries something (the held object widens it)."""
+    carry_z: float = 0.06
+    """The hand above this height (m), closed and moving, is carrying."""
+    arm_moving_rad: float = 0.002
+    """Largest per-frame joint change (rad) at which the arm is still."""
+
+
 @register_tool(order=90, source="video")
 @register_tool(order=110, source="live")
 class CoverFollowTool(Tool):
@@ -237,24 +282,19 @@ class CoverFollowTool(Tool):
         self.group = "demo_relation_update" if source == "video" else "live_binding"
         self.stride = 1
         self.render = RenderNeed(stride=4, video=source == "video", video_stride=2)  # bindings the same at video stride 2 and 4 on train 0-3 (benchmarks/video_stride_train.md); thresholds counted in frames were measured at this stride
-        self.ms_radius = ms_radius
-        self.min_pixels = min_pixels
-        self.jump_base = jump_base
-        self.jump_per_step = jump_per_step
-        self.agree_px = agree_px
-        self.patience = patience
-        self.recovery_steps = recovery_steps
-        self.recovery_radius = recovery_radius
-        self.feature_radius = feature_radius
-        self.min_move = min_move
-        self.arm_px = arm_px
-        self.hand_px = hand_px
-        self.carry_z = carry_z
-        self.arm_moving_rad = arm_moving_rad
+        self.config = CoverFollowThresholds(
+            ms_radius=ms_radius, min_pixels=min_pixels, jump_base=jump_base, jump_per_step=jump_per_step,
+            agree_px=agree_px, patience=patience, recovery_steps=recovery_steps, recovery_radius=recovery_radius,
+            feature_radius=feature_radius, min_move=min_move, arm_px=arm_px, hand_px=hand_px, carry_z=carry_z,
+            arm_moving_rad=arm_moving_rad,
+        )
         self.appearance = ContainerAppearance()
         self._tracks: dict[str, CoverTrack] = {}
         self._prev: tuple[int, np.ndarray, np.ndarray] | None = None  # (step, gray, container mask)
         self._counts: dict[str, int] = {}
+
+    def thresholds(self) -> tuple:
+        return (self.config, self.appearance.config)
 
     def reset(self, spec: MemorySpec, store: MemoryStore) -> None:
         self.appearance.reset()
@@ -280,7 +320,7 @@ class CoverFollowTool(Tool):
         any of them reaches the container's edges.
         """
         h, w = prev_gray.shape
-        r = int(self.feature_radius)
+        r = int(self.config.feature_radius)
         y0, y1 = max(0, int(pos[0]) - r), min(h, int(pos[0]) + r + 1)
         x0, x1 = max(0, int(pos[1]) - r), min(w, int(pos[1]) + r + 1)
         if y1 - y0 < 5 or x1 - x0 < 5:
@@ -318,14 +358,14 @@ class CoverFollowTool(Tool):
         return int(counts[own].sum()) if own.size else 0
 
     def _jump(self, dt: int) -> float:
-        return self.jump_base + self.jump_per_step * max(1, dt)
+        return self.config.jump_base + self.config.jump_per_step * max(1, dt)
 
     def _nearest_blob(self, mask: np.ndarray, around: np.ndarray, radius: float, area: float | None = None):
         found = self._detect(around, radius, area)
         return None if found is None else found[0]
 
     def _detect(self, around: np.ndarray, radius: float, area: float | None = None):
-        found = self.appearance.detect(self._rgb, around, radius=radius, max_shift=radius + 3, min_pixels=self.min_pixels,
+        found = self.appearance.detect(self._rgb, around, radius=radius, max_shift=radius + 3, min_pixels=self.config.min_pixels,
                                        step=self._step, roi=self._roi, expected_area=area)
         return None if found is None else (np.array(found[0]), found[1])
 
@@ -356,13 +396,13 @@ class CoverFollowTool(Tool):
         self._rgb = frame.rgb
         self._step = frame.step
         q = None if frame.joint_state is None or len(frame.joint_state) < 7 else np.asarray(frame.joint_state, float)[:7]
-        moving = q is not None and self._prev_q is not None and float(np.abs(q - self._prev_q).max()) > self.arm_moving_rad
+        moving = q is not None and self._prev_q is not None and float(np.abs(q - self._prev_q).max()) > self.config.arm_moving_rad
         self._arm_q = q if moving else None
         self._prev_q = q
         # the hand's wider reach counts only while it carries something above the table (fingers
         # commanded closed, tool-centre point lifted): pressing a button or reaching is just the arm
         closed = gripper_closed(frame) is True
-        self._carrying = bool(moving and closed and float(panda_tcp(q)[2]) > self.carry_z)
+        self._carrying = bool(moving and closed and float(panda_tcp(q)[2]) > self.config.carry_z)
         self._counts["frames"] += 1
         flow = flow_cue_for(store)
         for key, track in self._tracks.items():
@@ -392,7 +432,7 @@ class CoverFollowTool(Tool):
             self.commit(store, track.key, rec.evolve(position=to_point(track.pos).as_tuple()), step=frame.step,
                         reason=f"the {phrase} is in view where its container stood: the container was lifted off it",
                         accepted=True)
-        elif not seen and track.lifted and self._detect(track.anchor, self.ms_radius, track.area) is not None:
+        elif not seen and track.lifted and self._detect(track.anchor, self.config.ms_radius, track.area) is not None:
             track.lifted = False  # a container stands on it again: follow from here
             track.pos = track.anchor.copy()
         if track.lifted:
@@ -402,8 +442,8 @@ class CoverFollowTool(Tool):
     def _update(self, track: CoverTrack, rec: EntityRecord, frame: Frame, g, mask, flow, store: MemoryStore) -> None:
         if self._lifted_off(track, rec, frame, store):
             return
-        hand_px = self.hand_px if self._carrying else self.arm_px
-        if self._arm_q is not None and arm_covers(self._arm_q, track.pos, self.arm_px, hand_px):
+        hand_px = self.config.hand_px if self._carrying else self.config.arm_px
+        if self._arm_q is not None and arm_covers(self._arm_q, track.pos, self.config.arm_px, hand_px):
             # the moving arm is in front of it: hold, change nothing (the next clear view resumes)
             self._counts["arm_over"] += 1
             track.step = frame.step
@@ -425,12 +465,12 @@ class CoverFollowTool(Tool):
         start = flow_pos if flow_pos is not None else pred
         det, kind = None, None
         if not track.lost:
-            found = self._detect(start, self.ms_radius, track.area)
+            found = self._detect(start, self.config.ms_radius, track.area)
             if found is not None and np.hypot(*(found[0] - track.pos)) <= self._jump(dt):
                 det, kind = found
         else:  # lost: widen the search around the prediction, at most recovery_steps times
-            track.recovery = min(track.recovery + 1, self.recovery_steps)
-            radius = self.recovery_radius * (2 ** (track.recovery - 1))
+            track.recovery = min(track.recovery + 1, self.config.recovery_steps)
+            radius = self.config.recovery_radius * (2 ** (track.recovery - 1))
             taken = [t.pos for k, t in self._tracks.items() if k != track.key and not t.lost]
             det = self._search(mask, pred, radius, track.area, taken)
             kind = "blob" if det is not None else None
@@ -440,10 +480,10 @@ class CoverFollowTool(Tool):
         # pixels merged into a region far larger than the container (the arm's faces can render at the
         # container's gray levels when it comes close to the camera). Then the cues are unreliable,
         # not contradictory: the track holds (or follows flow) and its status does not change.
-        vis = min(self.appearance.coverage(mask, start, self.ms_radius), self.appearance.coverage(mask, track.pos, self.ms_radius))
+        vis = min(self.appearance.coverage(mask, start, self.config.ms_radius), self.appearance.coverage(mask, track.pos, self.config.ms_radius))
         parea = self._component_area(mask, track.pos)
-        grayish = self.appearance.coverage(self._occluders, track.pos, self.ms_radius + 2)
-        covered = grayish + self.appearance.coverage(mask, track.pos, self.ms_radius + 2) >= 0.5  # not bare table
+        grayish = self.appearance.coverage(self._occluders, track.pos, self.config.ms_radius + 2)
+        covered = grayish + self.appearance.coverage(mask, track.pos, self.config.ms_radius + 2) >= 0.5  # not bare table
         occluded = covered and (
             (track.mass is not None and vis < 0.65 * track.mass and grayish >= 0.12)
             or (track.parea is not None and parea > 1.8 * track.parea)
@@ -452,12 +492,12 @@ class CoverFollowTool(Tool):
             self._counts["occluded"] += 1
 
         status, reason = track.status, None
-        if det is not None and flow_pos is not None and occluded and float(np.hypot(*(det - flow_pos))) > self.agree_px + 3.0:
+        if det is not None and flow_pos is not None and occluded and float(np.hypot(*(det - flow_pos))) > self.config.agree_px + 3.0:
             track.pos = flow_pos  # the arm is over it: follow the container's own features, change nothing else
             track.misses = 0
         elif det is not None and flow_pos is not None:
             gap = float(np.hypot(*(det - flow_pos)))
-            tol = self.agree_px if kind == "blob" else self.agree_px + 3.0
+            tol = self.config.agree_px if kind == "blob" else self.config.agree_px + 3.0
             if gap <= tol:
                 self._counts["agree"] += 1
                 if track.lost or track.status is EntityStatus.UNCERTAIN:
@@ -499,7 +539,7 @@ class CoverFollowTool(Tool):
                 track.pos = flow_pos
             else:
                 track.pos = pred
-            if track.misses > self.patience and not track.lost:
+            if track.misses > self.config.patience and not track.lost:
                 track.lost = True
                 self._counts["lost"] += 1
                 status = EntityStatus.UNCERTAIN
@@ -516,7 +556,7 @@ class CoverFollowTool(Tool):
         track.step = frame.step
         track.status = status
         new_pos = to_point(track.pos).as_tuple()
-        changed_pos = rec.position is None or np.hypot(new_pos[0] - rec.position[0], new_pos[1] - rec.position[1]) >= self.min_move
+        changed_pos = rec.position is None or np.hypot(new_pos[0] - rec.position[0], new_pos[1] - rec.position[1]) >= self.config.min_move
         if status is not rec.status or (changed_pos and not track.lost):
             pos = new_pos if not track.lost else rec.position
             self.commit(store, track.key, rec.evolve(position=pos, status=status), step=frame.step,
@@ -528,13 +568,13 @@ class CoverFollowTool(Tool):
         """Nearest container to ``around`` within ``radius``, trying seeds on rings; containers held by
         another track (within ``ms_radius`` of its position) are not candidates."""
         best = None
-        for r in np.arange(0.0, radius + 1e-6, max(4.0, self.ms_radius)):
+        for r in np.arange(0.0, radius + 1e-6, max(4.0, self.config.ms_radius)):
             for a in np.linspace(0, 2 * np.pi, max(1, int(2 * np.pi * r / 8)), endpoint=False):
                 seed = around + r * np.array([np.sin(a), np.cos(a)])
-                found = self._nearest_blob(mask, seed, self.ms_radius, area)
+                found = self._nearest_blob(mask, seed, self.config.ms_radius, area)
                 if found is None:
                     continue
-                if any(np.hypot(*(found - p)) <= self.ms_radius for p in taken):
+                if any(np.hypot(*(found - p)) <= self.config.ms_radius for p in taken):
                     continue
                 d = float(np.hypot(*(found - around)))
                 if d <= radius and (best is None or d < best[0]):

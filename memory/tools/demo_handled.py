@@ -58,7 +58,7 @@ from subgoals import phrases
 from subgoals.edits import Replace, SubgoalEdit
 from subgoals.grammar import Point, try_parse
 
-__all__ = ["DemoHandledTool"]
+__all__ = ["DemoHandledTool", "HandledThresholds"]
 
 KEY = "demo/reference cube"
 COUNT_KEY = "progress/repicks"
@@ -76,6 +76,38 @@ class _Slot:
     ms: tuple[float, float] | None = None
 
 
+@dataclass(frozen=True)
+class HandledThresholds:
+    """The numbers :class:`DemoHandledTool` reads and follows the handled cube with (rendered frames, pixels in the 256x256 frame, heights in m); the module docstring says where each enters."""
+
+    confirm_frames: int = 3
+    """A resting cube of the first video frames seen at the same place on this many frames is a slot."""
+    present_px: float = 4.0
+    """A cube seen whole within this of its slot is present there (undisturbed); live, within this of the record it is still on its place."""
+    rest_frames: int = 8
+    """Every cube whole and still for this many frames: the scene is at rest again, the handling is over."""
+    follow_px: float = 8.0
+    """A cube is followed to the nearest blob of its colour within this (px) per frame, so a swap carries the record with it."""
+    window_px: float = 5.0
+    """Radius (px) of the mean-shift window a slot follows its cube with: smaller than a cube, so a hidden neighbour does not drag it."""
+    settle_px: float = 12.0
+    """Live, with the hand open, a blob within this of the record is the cube where it rests (the robot puts it back a little off)."""
+    whole_share: float = 0.75
+    """A blob with at least this share of the slot cube's area is the cube seen whole."""
+    rise_px: float = 6.0
+    """A slot whose window was dragged farther than this from it was carried off (a neighbour the arm merely hides does not move)."""
+    reground_px: float = 18.0
+    """How far (px) from the record a blob of its colour may be to re-ground it."""
+    min_area: int = 20
+    """Smallest colour blob (px) taken as a cube."""
+    max_area: int = 900
+    """Largest colour blob (px) taken as a cube (larger: several touching, or not a cube)."""
+    grasp_z: float = 0.045
+    """The hand at cube height (m): its stays there in the video are the grasp and the put-down."""
+    grasp_px: float = 6.0
+    """The colour under the grasp is known from a slot within twice this of the first low point, or a blob within this of where the cube now rests (px)."""
+
+
 @register_tool(order=140)
 class DemoHandledTool(Tool):
     """The cube the video picked up, followed through the swaps; live pick count and stop gate."""
@@ -90,21 +122,16 @@ class DemoHandledTool(Tool):
                  window_px: float = 5.0, settle_px: float = 12.0, whole_share: float = 0.75, rise_px: float = 6.0,
                  reground_px: float = 18.0, min_area: int = 20, max_area: int = 900, grasp_z: float = 0.045,
                  grasp_px: float = 6.0) -> None:
-        self.confirm_frames = confirm_frames
-        self.present_px = present_px
-        self.rest_frames = rest_frames
-        self.follow_px = follow_px
-        self.window_px = window_px
-        self.settle_px = settle_px
-        self.whole_share = whole_share
-        self.rise_px = rise_px
-        self.reground_px = reground_px
-        self.min_area = min_area
-        self.max_area = max_area
-        self.grasp_z = grasp_z
-        self.grasp_px = grasp_px
+        self.config = HandledThresholds(
+            confirm_frames=confirm_frames, present_px=present_px, rest_frames=rest_frames, follow_px=follow_px,
+            window_px=window_px, settle_px=settle_px, whole_share=whole_share, rise_px=rise_px,
+            reground_px=reground_px, min_area=min_area, max_area=max_area, grasp_z=grasp_z, grasp_px=grasp_px,
+        )
         self.active = False
         self._reset_state()
+
+    def thresholds(self) -> tuple:
+        return (self.config, self.descent_config, GRIPPER_LIVE)
 
     def _reset_state(self) -> None:
         self.slots: list[_Slot] = []
@@ -149,7 +176,7 @@ class DemoHandledTool(Tool):
     @property
     def descent_config(self) -> DescentConfig:
         """The hand's stays at cube height in the video: the first is the grasp, the second the put-down."""
-        return DescentConfig(low_z=self.grasp_z, up_z=self.grasp_z, min_drop=1e-4)
+        return DescentConfig(low_z=self.config.grasp_z, up_z=self.config.grasp_z, min_drop=1e-4)
 
     @property
     def count(self) -> int:
@@ -157,7 +184,7 @@ class DemoHandledTool(Tool):
         return self.picks.count
 
     def _blobs(self, rgb: np.ndarray, colours=COLOUR_WORDS) -> list[Blob]:
-        return [b for b in find_blobs(rgb, colours, min_area=self.min_area, max_area=self.max_area) if b.y > 20]
+        return [b for b in find_blobs(rgb, colours, min_area=self.config.min_area, max_area=self.config.max_area) if b.y > 20]
 
     # ------------------------------------------------------------------ frames
     def observe(self, frame: Frame, store: MemoryStore) -> None:
@@ -181,24 +208,24 @@ class DemoHandledTool(Tool):
         blobs = self._blobs(frame.rgb)
         if not self._slots_fixed:
             for b in blobs:
-                s = next((s for s in self.slots if s.colour == b.colour and b.distance(s.pos) <= self.present_px), None)
+                s = next((s for s in self.slots if s.colour == b.colour and b.distance(s.pos) <= self.config.present_px), None)
                 if s is None:
                     self.slots.append(_Slot(b.colour, (b.y, b.x), area=b.area))
                 else:
                     s.seen += 1
                     s.area = max(s.area, b.area)
-            if self.slots and all(s.seen >= self.confirm_frames for s in self.slots if s.seen > 0):
-                self.slots = [s for s in self.slots if s.seen >= self.confirm_frames]
+            if self.slots and all(s.seen >= self.config.confirm_frames for s in self.slots if s.seen > 0):
+                self.slots = [s for s in self.slots if s.seen >= self.config.confirm_frames]
                 self._slots_fixed = bool(self.slots)
             return
         disturbed_now = False
         still = True
         masks = {c: colour_mask(frame.rgb, c) for c in {s.colour for s in self.slots}}
         for s in self.slots:
-            mine = [b for b in blobs if b.colour == s.colour and b.distance(s.track or s.pos) <= self.follow_px]
+            mine = [b for b in blobs if b.colour == s.colour and b.distance(s.track or s.pos) <= self.config.follow_px]
             b = min(mine, key=lambda b: b.distance(s.track or s.pos)) if mine else None
-            whole = b is not None and b.area >= self.whole_share * s.area
-            if not whole or b.distance(s.pos) > self.present_px:
+            whole = b is not None and b.area >= self.config.whole_share * s.area
+            if not whole or b.distance(s.pos) > self.config.present_px:
                 disturbed_now = True
                 if self._episode:
                     s.disturbed += 1
@@ -209,8 +236,8 @@ class DemoHandledTool(Tool):
                 # follow each cube by mean-shift on its colour (a window smaller than a cube): a cube
                 # carried off by the gripper drags the window with it; one the arm merely hides does not move
                 start = s.ms or s.pos
-                found = local_centre(masks[s.colour], start, radius=self.window_px, iters=8, min_pixels=12)
-                if found is not None and np.hypot(found[0][0] - start[0], found[0][1] - start[1]) <= self.follow_px:
+                found = local_centre(masks[s.colour], start, radius=self.config.window_px, iters=8, min_pixels=12)
+                if found is not None and np.hypot(found[0][0] - start[0], found[0][1] - start[1]) <= self.config.follow_px:
                     s.ms = found[0]
                     s.rise = max(s.rise, float(np.hypot(s.ms[0] - s.pos[0], s.ms[1] - s.pos[1])))
         if disturbed_now and not self._episode:
@@ -220,7 +247,7 @@ class DemoHandledTool(Tool):
         if not self._episode:
             return
         self._still = self._still + 1 if still else 0
-        if self._still < self.rest_frames or not any(s.disturbed for s in self.slots):
+        if self._still < self.config.rest_frames or not any(s.disturbed for s in self.slots):
             return
         if self._arm_moved and not self._grasp_done:
             # the joint angles say the arm is at work but no grasp has ended yet: it only passed by
@@ -252,7 +279,7 @@ class DemoHandledTool(Tool):
         gy, gx = self._grasp[1]
         d = [np.hypot(s.pos[0] - gy, s.pos[1] - gx) for s in self.slots]
         i = int(np.argmin(d))
-        return i if d[i] <= (self.grasp_px if radius is None else radius) else None
+        return i if d[i] <= (self.config.grasp_px if radius is None else radius) else None
 
     def _decide_handled(self, step: int, rgb: np.ndarray | None = None) -> None:
         if self._grasp is not None:
@@ -260,10 +287,10 @@ class DemoHandledTool(Tool):
             # (look-alikes touching it make one blob whose centroid lies between them; the hand's
             # point does not)
             at = self._release[1] if self._release is not None else self._grasp[1]
-            slot = self._grasped_slot(radius=2 * self.grasp_px)
+            slot = self._grasped_slot(radius=2 * self.config.grasp_px)
             colour = self.slots[slot].colour if slot is not None else None
             if colour is None and rgb is not None:
-                near = [b for b in self._blobs(rgb) if b.distance(at) <= self.grasp_px]
+                near = [b for b in self._blobs(rgb) if b.distance(at) <= self.config.grasp_px]
                 colour = min(near, key=lambda b: b.distance(at)).colour if near else None
             if colour is not None:
                 self.handled, self.colour, self.pos = slot, colour, (float(at[0]), float(at[1]))
@@ -271,7 +298,7 @@ class DemoHandledTool(Tool):
                 self._events.append(f"{step}: {colour} cube grasped at {tuple(round(v) for v in self._grasp[1])} "
                                     f"(by grasp); set down at {tuple(round(v) for v in self.pos)}")
                 return
-        risen = [i for i, s in enumerate(self.slots) if s.rise >= self.rise_px]
+        risen = [i for i, s in enumerate(self.slots) if s.rise >= self.config.rise_px]
         if len(risen) == 1:
             self.handled = risen[0]
         else:
@@ -288,8 +315,8 @@ class DemoHandledTool(Tool):
         in a swap render as one blob) does not capture the track."""
         mask = colour_mask(rgb, self.colour)
         guess = (self.pos[0] + self._vel[0], self.pos[1] + self._vel[1])
-        found = local_centre(mask, guess, radius=self.window_px, iters=8, min_pixels=12)
-        if found is None or np.hypot(found[0][0] - self.pos[0], found[0][1] - self.pos[1]) > self.follow_px:
+        found = local_centre(mask, guess, radius=self.config.window_px, iters=8, min_pixels=12)
+        if found is None or np.hypot(found[0][0] - self.pos[0], found[0][1] - self.pos[1]) > self.config.follow_px:
             self._vel = (0.0, 0.0)
             return False
         (y, x), _ = found
@@ -302,7 +329,7 @@ class DemoHandledTool(Tool):
         self._phase = "live"
         if not self._video_frames:
             return
-        if not ok and self._episode and any(sl.disturbed or sl.rise >= self.rise_px for sl in self.slots):
+        if not ok and self._episode and any(sl.disturbed or sl.rise >= self.config.rise_px for sl in self.slots):
             # the video ended (its hidden arm reset) before the scene was seen at rest: decide from
             # the evidence gathered so far, and find the cube where it rests in the first live view
             self._decide_handled(frame.step, frame.rgb)
@@ -313,7 +340,7 @@ class DemoHandledTool(Tool):
             return
         if frame.rgb is not None:  # the whole blob's centroid, not the tracking window's (one cube's blob only)
             near = [b for b in self._blobs(frame.rgb, [self.colour])
-                    if b.distance(self.pos) <= self.follow_px and not self._merged(b)]
+                    if b.distance(self.pos) <= self.config.follow_px and not self._merged(b)]
             if near:
                 b = min(near, key=lambda b: b.distance(self.pos))
                 self.pos = (b.y, b.x)
@@ -342,7 +369,7 @@ class DemoHandledTool(Tool):
             return
         self._last_rgb = frame.rgb
         blobs = self._blobs(frame.rgb, [self.colour])
-        here = [b for b in blobs if b.distance(self.pos) <= self.present_px]
+        here = [b for b in blobs if b.distance(self.pos) <= self.config.present_px]
         if self._gripper.closed:
             # in a closed grip: is the cube still on its place? (it is not while carried)
             self._away = 0 if here else self._away + 1
@@ -350,7 +377,7 @@ class DemoHandledTool(Tool):
                 self._lifted = True
             return
         # open hand: keep the record on the cube where it rests (the robot puts it back a little off)
-        near = [b for b in blobs if b.distance(self.pos) <= self.settle_px]
+        near = [b for b in blobs if b.distance(self.pos) <= self.config.settle_px]
         if not near:
             return
         b = min(near, key=lambda b: b.distance(self.pos))
@@ -371,7 +398,7 @@ class DemoHandledTool(Tool):
         if (not self.active or frame.rgb is None or entity.binding != reference_binding("cube")
                 or entity.position is None or self.colour is None):
             return None
-        near = [b for b in self._blobs(frame.rgb, [self.colour]) if b.distance(entity.position) <= self.reground_px]
+        near = [b for b in self._blobs(frame.rgb, [self.colour]) if b.distance(entity.position) <= self.config.reground_px]
         if not near:
             # the arm or gripper in front of it (reaching for this very cube): the view cannot
             # contradict the record, so its place stands; bare table there would contradict it

@@ -58,11 +58,11 @@ from memory.store import MemoryStore
 from memory.render_need import RenderNeed
 from memory.tools.base import Tool, register_tool
 from memory.perception.blobs import bare_table, hsv
-from memory.tools.scene_layout import disc_pieces, is_purple, purple_mask
+from memory.perception.layout_pixels import disc_pieces, is_purple, purple_mask
 from memory.vocabulary import colour_of, reference_binding
 from subgoals.grammar import COORD_MAX, Point
 
-__all__ = ["DemoPlacesTool", "target_blobs"]
+__all__ = ["DemoPlacesTool", "PlacesThresholds", "target_blobs"]
 
 KEY = "demo/reference target"
 
@@ -105,6 +105,60 @@ class Place:
     target: int | None  # index of the target under it, None on bare table
 
 
+@dataclass(frozen=True)
+class PlacesThresholds:
+    """The numbers :class:`DemoPlacesTool` reads places, targets and the press with (rendered video frames, pixels in the 256x256 frame, heights in m); the dwell and press detectors' configs are built from them (the dwell's colour is the episode's)."""
+
+    max_jump: float = 30.0
+    """The carried object is followed to the nearest blob at most this far (px) per rendered frame (dwell detector)."""
+    dwell_px: float = 3.0
+    """A place is a dwell: the centroid stays within this (px) of one point... (dwell detector; render noise and the fingers opening move it 1-2 px)."""
+    dwell_frames: int = 10
+    """...for this many frames (dwell detector; the demonstration rests the object a second or more)."""
+    moved_px: float = 10.0
+    """...after moving more than this (px) from the previous dwell (the first dwell, where the object starts, is not a place)."""
+    centre_px: float = 12.0
+    """A dwell is on a target when a known disc's centre lies within this (px)..."""
+    on_target_px: float = 20.0
+    """...or when purple disc material surrounds it and a disc lies within this (px)."""
+    min_sides: int = 3
+    """Sides (of four) of a dwell that purple disc material must cover for it to be on a target."""
+    target_jump: float = 8.0
+    """A target at rest is followed to the nearest whole disc within this (px)."""
+    target_jump_per_frame: float = 3.0
+    """A moving target's gate widens by this (px) for every frame it went unseen..."""
+    target_gate_max: float = 30.0
+    """...up to this (px)."""
+    predict_frames: int = 10
+    """A moving target's motion is extrapolated over at most this many unseen frames."""
+    moving_px: float = 0.6
+    """A target faster than this (px per frame) is moving (followed by prediction)."""
+    still_rad: float = 1e-3
+    """Largest per-frame joint change (rad) at which the arm is at rest (a disc it hid may show)."""
+    press_z: float = 0.06
+    """With joint readings: the tool-centre point below this (m)... (press detector)."""
+    press_kin_frames: int = 3
+    """...within ``button_px`` of the button for this many frames is a press (press detector)."""
+    open_width: float = 0.07
+    """Fingers opened wider than this (m) have let the object go (dwell detector)."""
+    button_px: float = 14.0
+    """Radius (px) around the button in which the hand presses it."""
+    arm_px: int = 100
+    """Without joint readings: at least this many neutral pixels new since the first frame within ``button_px`` of the button are the arm there..."""
+    press_frames: int = 8
+    """...for at least this many frames while the object rests on a target (the arm passing on its way is shorter)."""
+    new_target_px: float = 15.0
+    """A disc seen farther than this (px) from every known target is a new one..."""
+    confirm_frames: int = 3
+    """...once seen at one place on this many frames (the arm at rest may hide one at first)."""
+    reground_px: float = 16.0
+    """How far (px) from the record a disc may be to re-ground the reference target."""
+    aloft_z: float = 0.12
+    """A pause with the hand above this (m)..."""
+    hand_px: float = 20.0
+    """...projecting within this (px) of the object holds it up: not a place."""
+
+
 @register_tool(order=150)
 class DemoPlacesTool(Tool):
     """Ordered places and the press from the video; answers "the correct target"."""
@@ -121,32 +175,25 @@ class DemoPlacesTool(Tool):
                  moving_px: float = 0.6, still_rad: float = 1e-3, press_z: float = 0.06, press_kin_frames: int = 3,
                  open_width: float = 0.07, button_px: float = 14.0, arm_px: int = 100, press_frames: int = 8, new_target_px: float = 15.0, confirm_frames: int = 3,
                  reground_px: float = 16.0, aloft_z: float = 0.12, hand_px: float = 20.0) -> None:
-        self.max_jump = max_jump
-        self.dwell_px = dwell_px
-        self.dwell_frames = dwell_frames
-        self.moved_px = moved_px
-        self.on_target_px = on_target_px
-        self.min_sides = min_sides
-        self.centre_px = centre_px
-        self.target_jump = target_jump
-        self.target_jump_per_frame = target_jump_per_frame
-        self.target_gate_max = target_gate_max
-        self.predict_frames = predict_frames
-        self.moving_px = moving_px
-        self.still_rad = still_rad
-        self.press_z = press_z
-        self.press_kin_frames = press_kin_frames
-        self.button_px = button_px
-        self.new_target_px = new_target_px
-        self.confirm_frames = confirm_frames
-        self.arm_px = arm_px
-        self.open_width = open_width
-        self.press_frames = press_frames
-        self.reground_px = reground_px
-        self.aloft_z = aloft_z
-        self.hand_px = hand_px
+        self.config = PlacesThresholds(
+            max_jump=max_jump, dwell_px=dwell_px, dwell_frames=dwell_frames, moved_px=moved_px, centre_px=centre_px,
+            on_target_px=on_target_px, min_sides=min_sides, target_jump=target_jump,
+            target_jump_per_frame=target_jump_per_frame, target_gate_max=target_gate_max,
+            predict_frames=predict_frames, moving_px=moving_px, still_rad=still_rad, press_z=press_z,
+            press_kin_frames=press_kin_frames, open_width=open_width, button_px=button_px, arm_px=arm_px,
+            press_frames=press_frames, new_target_px=new_target_px, confirm_frames=confirm_frames,
+            reground_px=reground_px, aloft_z=aloft_z, hand_px=hand_px,
+        )
         self.active = False
         self._reset_state()
+
+    @property
+    def press_config(self) -> PressConfig:
+        """The press detector's thresholds (from this tool's)."""
+        return PressConfig(press_z=self.config.press_z, button_px=self.config.button_px, press_kin_frames=self.config.press_kin_frames)
+
+    def thresholds(self) -> tuple:
+        return (self.config, self.press_config)
 
     def _reset_state(self) -> None:
         self.colour: str | None = None
@@ -180,11 +227,10 @@ class DemoPlacesTool(Tool):
         self.active = self.enabled_by(spec)
         if self.active:
             hub = events_for(store)
-            self._dwells = hub.attach(DwellConfig(colour=self.colour, max_jump=self.max_jump, dwell_px=self.dwell_px,
-                                                  dwell_frames=self.dwell_frames, moved_px=self.moved_px,
-                                                  open_width=self.open_width, aloft_z=self.aloft_z, hand_px=self.hand_px))
-            self._hand = hub.attach(PressConfig(press_z=self.press_z, button_px=self.button_px,
-                                                press_kin_frames=self.press_kin_frames))
+            self._dwells = hub.attach(DwellConfig(colour=self.colour, max_jump=self.config.max_jump, dwell_px=self.config.dwell_px,
+                                                  dwell_frames=self.config.dwell_frames, moved_px=self.config.moved_px,
+                                                  open_width=self.config.open_width, aloft_z=self.config.aloft_z, hand_px=self.config.hand_px))
+            self._hand = hub.attach(self.press_config)
 
     # ------------------------------------------------------------------ frames
     def observe(self, frame: Frame, store: MemoryStore) -> None:
@@ -198,7 +244,7 @@ class DemoPlacesTool(Tool):
         self._video_frames += 1
         self._rgb = frame.rgb
         q = None if frame.joint_state is None else np.asarray(frame.joint_state, float)[:7]
-        arm_still = q is None or self._last_q is None or float(np.abs(q - self._last_q).max()) < self.still_rad
+        arm_still = q is None or self._last_q is None or float(np.abs(q - self._last_q).max()) < self.config.still_rad
         self._last_q = q
         self._follow_targets(frame.rgb, arm_still)
         hub = events_for(store)
@@ -224,15 +270,15 @@ class DemoPlacesTool(Tool):
         pairs = []
         for i, t in enumerate(self.targets):
             dt = max(1, now - t.seen)
-            if np.hypot(*t.vel) >= self.moving_px:
+            if np.hypot(*t.vel) >= self.config.moving_px:
                 # moving (a swap): look where its motion leads, further the longer it went unseen, and
                 # accept a disc partly hidden (it passes behind the arm or the cube)
-                ahead = min(dt, self.predict_frames)
+                ahead = min(dt, self.config.predict_frames)
                 guess = (t.pos[0] + t.vel[0] * ahead, t.pos[1] + t.vel[1] * ahead)
-                gate = min(self.target_jump + self.target_jump_per_frame * (dt - 1), self.target_gate_max)
+                gate = min(self.config.target_jump + self.config.target_jump_per_frame * (dt - 1), self.config.target_gate_max)
                 share = 0.5
             else:  # at rest: only a whole disc at its place (a partly hidden one pulls the centroid)
-                guess, gate, share = t.pos, self.target_jump, 0.8
+                guess, gate, share = t.pos, self.config.target_jump, 0.8
             pairs += [(b.distance(guess), i, j) for j, b in enumerate(blobs) if b.area >= share * t.area and b.distance(guess) <= gate]
         taken_t, taken_b = set(), set()
         for _, i, j in sorted(pairs):
@@ -250,12 +296,12 @@ class DemoPlacesTool(Tool):
             t.pos, t.seen = (b.y, b.x), now
         full = float(np.median([t.area for t in self.targets]))
         fresh = [b for j, b in enumerate(blobs) if j not in taken_b and b.area >= 0.7 * full
-                 and all(b.distance(t.pos) > self.new_target_px for t in self.targets)]
+                 and all(b.distance(t.pos) > self.config.new_target_px for t in self.targets)]
         seen = []
         for b in fresh:
             prev = next((c for c in self._new if np.hypot(c[0] - b.y, c[1] - b.x) <= 2.0), None)
             n = prev[2] + 1 if prev else 1
-            if n >= self.confirm_frames:
+            if n >= self.config.confirm_frames:
                 self.targets.append(_Target((b.y, b.x), b.area, seen=self._video_frames))
                 self._events.append(f"target found at {_point((b.y, b.x))}")
             else:
@@ -267,15 +313,15 @@ class DemoPlacesTool(Tool):
         ``min_sides`` of its four sides (a disc surrounds what sits on it; a disc next to the object
         shows on one side), then the known target nearest to it, else the disc seen around it now."""
         dist = [(i, np.hypot(p[0] - t.pos[0], p[1] - t.pos[1])) for i, t in enumerate(self.targets)]
-        close = [(i, d) for i, d in dist if d <= self.centre_px]
+        close = [(i, d) for i, d in dist if d <= self.config.centre_px]
         if close:  # right over a known disc's centre
             return min(close, key=lambda x: x[1])[0]
-        if self._rgb is None or self._purple_sides(self._rgb, p) < self.min_sides:
+        if self._rgb is None or self._purple_sides(self._rgb, p) < self.config.min_sides:
             return None
-        near = [(i, d) for i, d in dist if d <= self.on_target_px]
+        near = [(i, d) for i, d in dist if d <= self.config.on_target_px]
         if near:
             return min(near, key=lambda x: x[1])[0]
-        around = [b for b in self._last_discs if b.distance(p) <= self.on_target_px]
+        around = [b for b in self._last_discs if b.distance(p) <= self.config.on_target_px]
         if not around:
             return None
         b = min(around, key=lambda b: b.distance(p))
@@ -298,7 +344,7 @@ class DemoPlacesTool(Tool):
 
     def _held_aloft(self, q: np.ndarray | None) -> bool:
         """The hand holds the object up (:func:`memory.events.dwell.held_aloft` at the object's place)."""
-        return held_aloft(q, self._pos, self.aloft_z, self.hand_px)
+        return held_aloft(q, self._pos, self.config.aloft_z, self.config.hand_px)
 
     def _place(self, e) -> None:
         """A stay of the object the dwell detector registered: held up in the air, or a place."""
@@ -322,26 +368,26 @@ class DemoPlacesTool(Tool):
             return
         self._button, self._first_rgb = hand.button, hand.first_rgb
         y, x = int(round(self._button[0])), int(round(self._button[1]))
-        r = int(self.button_px)
+        r = int(self.config.button_px)
         y0, y1, x0, x1 = max(0, y - r), y + r + 1, max(0, x - r), x + r + 1
         crop = rgb[y0:y1, x0:x1].astype(np.int16)
         ref = self._first_rgb[y0:y1, x0:x1].astype(np.int16)
         yy, xx = np.mgrid[y0:y0 + crop.shape[0], x0:x0 + crop.shape[1]]
-        disk = np.hypot(yy - self._button[0], xx - self._button[1]) <= self.button_px
+        disk = np.hypot(yy - self._button[0], xx - self._button[1]) <= self.config.button_px
         neutral = (crop.max(-1) - crop.min(-1)) <= 12
         changed = np.abs(crop - ref).max(-1) > 30
-        at_button = int((neutral & changed & disk).sum()) >= self.arm_px
+        at_button = int((neutral & changed & disk).sum()) >= self.config.arm_px
         # the press comes while the object is parked on a target (the arm is free); before the first
         # place the arm only passes the button on its way to the object
         last = self.places[-1] if self.places else None
         resting = (self._dwells.dwell_len >= 2 and last is not None and last.target is not None and self._pos is not None
-                   and np.hypot(self._pos[0] - last.pos[0], self._pos[1] - last.pos[1]) <= self.moved_px)
+                   and np.hypot(self._pos[0] - last.pos[0], self._pos[1] - last.pos[1]) <= self.config.moved_px)
         if at_button and resting:
             if self._visit_start is None:
                 self._visit_start, self._visit_len = frame.step, 0
             self._visit_len += 1
             return
-        if self._visit_start is not None and self._visit_len >= self.press_frames:
+        if self._visit_start is not None and self._visit_len >= self.config.press_frames:
             self._visits.append((self._visit_len, self._visit_start, frame.step))
         self._visit_start, self._visit_len = None, 0
 
@@ -405,7 +451,7 @@ class DemoPlacesTool(Tool):
         if (not self.active or frame.rgb is None or entity.binding != reference_binding("target")
                 or entity.position is None or entity.source is not Source.DEMONSTRATION):
             return None
-        near = [b for b in target_blobs(frame.rgb, min_area=15) if b.distance(entity.position) <= self.reground_px]
+        near = [b for b in target_blobs(frame.rgb, min_area=15) if b.distance(entity.position) <= self.config.reground_px]
         if not near:
             # targets do not move by themselves: if something stands in front of the spot (the arm,
             # the carried cube), the record's place stands; bare table there contradicts it

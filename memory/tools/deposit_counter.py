@@ -89,6 +89,30 @@ class _Release:
     before: list[Blob]  # every blob of the last frames before the release
 
 
+@dataclass(frozen=True)
+class DepositThresholds:
+    """The numbers :class:`DepositCounter` verifies a deposit with (rendered frames fed to the tool, pixels in the 256x256 frame)."""
+
+    near_px: float = 30.0
+    """A blob within this of the bin (image) is held near it (the last frames before a release); within 0.8 of it, a blob is at the bin and not a cube to pick."""
+    gone_px: float = 8.0
+    """A blob of the carried colour within this of where the candidate was is still it (held, or falling): the cube has not vanished; half of it: the cube shows up again where it vanished."""
+    verify_within: int = 6
+    """Rendered frames after a release within which the carried blob must be gone from the bin for the deposit to count."""
+    rest_frames: int = 6
+    """Frames in a row a blob must stand still to be resting (a cube lying next to the bin is not the one carried)."""
+    still_px: float = 5.0
+    """A blob within this of its previous place is standing still."""
+    min_area: int = 10
+    """Smallest colour blob (px) that counts as a cube."""
+    layout_frames: int = 3
+    """Live frames the bin's dark floor is looked for in (plus 5 more while it is not found)."""
+    lookback: int = 6
+    """Rendered frames before a release searched for the held cube (the arm often hides it for the last few)."""
+    standing_age: int = 40
+    """A blob standing at a place since this many steps before the release is another cube, not the one carried."""
+
+
 @register_tool(order=50)
 class DepositCounter(Tool):
     name = "deposit_counter"
@@ -100,16 +124,14 @@ class DepositCounter(Tool):
     def __init__(self, near_px: float = 30.0, gone_px: float = 8.0, verify_within: int = 6, rest_frames: int = 6,
                  still_px: float = 5.0, min_area: int = 10, layout_frames: int = 3, lookback: int = 6,
                  standing_age: int = 40):
-        self.standing_age = standing_age
-        self.still_px = still_px
-        self.lookback = lookback
-        self.near_px = near_px
-        self.gone_px = gone_px
-        self.verify_within = verify_within
-        self.rest_frames = rest_frames
-        self.min_area = min_area
-        self.layout_frames = layout_frames
+        self.config = DepositThresholds(
+            near_px=near_px, gone_px=gone_px, verify_within=verify_within, rest_frames=rest_frames, still_px=still_px,
+            min_area=min_area, layout_frames=layout_frames, lookback=lookback, standing_age=standing_age,
+        )
         self.goal: dict[str, int] = {}
+
+    def thresholds(self) -> tuple:
+        return (self.config, GRIPPER_LIVE)
 
     # ------------------------------------------------------------------ episode
     def reset(self, spec: MemorySpec, store: MemoryStore) -> None:
@@ -156,7 +178,7 @@ class DepositCounter(Tool):
         self._bin_seen.append((y, x))
 
     def _near_bin(self, b: Blob, radius: float | None = None) -> bool:
-        return self.bin is not None and b.distance(self.bin) <= (radius or self.near_px)
+        return self.bin is not None and b.distance(self.bin) <= (radius or self.config.near_px)
 
     def observe(self, frame: Frame, store: MemoryStore) -> None:
         if not self.active or frame.source != "live":
@@ -167,16 +189,16 @@ class DepositCounter(Tool):
             return
         self._last_rgb = frame.rgb
         self._live_frames += 1
-        if self.bin is None and self._live_frames <= self.layout_frames + 5:
+        if self.bin is None and self._live_frames <= self.config.layout_frames + 5:
             self._read_bin(frame.rgb, frame.step, store)
-        blobs = find_blobs(frame.rgb, COLOUR_WORDS, min_area=self.min_area)
+        blobs = find_blobs(frame.rgb, COLOUR_WORDS, min_area=self.config.min_area)
         rest = []
         for b in blobs:
-            before = [n for p, n in self._rest if p.colour == b.colour and p.distance((b.y, b.x)) <= self.still_px]
+            before = [n for p, n in self._rest if p.colour == b.colour and p.distance((b.y, b.x)) <= self.config.still_px]
             rest.append((b, max(before, default=0) + 1))
         self._rest = rest
         for b, n in rest:  # where cubes stand, and since when (the order in which they appeared)
-            if n < 2 or self._near_bin(b, self.near_px * 0.8):
+            if n < 2 or self._near_bin(b, self.config.near_px * 0.8):
                 continue
             spot = next((sp for sp in self._spots if sp[0] == b.colour and np.hypot(sp[1] - b.y, sp[2] - b.x) <= 6), None)
             if spot is None:
@@ -194,14 +216,14 @@ class DepositCounter(Tool):
 
     def _resting(self, b: Blob) -> bool:
         """Seen standing within ``still_px`` of here for ``rest_frames`` frames in a row (a cube on the table)."""
-        return any(p.colour == b.colour and p.distance((b.y, b.x)) <= self.still_px and n >= self.rest_frames
+        return any(p.colour == b.colour and p.distance((b.y, b.x)) <= self.config.still_px and n >= self.config.rest_frames
                    for p, n in self._rest)
 
     def _on_release(self, step: int) -> None:
         if self.bin is None:
             return
         candidates: list[Blob] = []
-        for _, blobs in reversed(self._recent[-self.lookback:]):  # the latest frame showing something held at the bin
+        for _, blobs in reversed(self._recent[-self.config.lookback:]):  # the latest frame showing something held at the bin
             candidates = [b for b in blobs if self._near_bin(b) and not self._resting(b)]
             if candidates:
                 break
@@ -209,18 +231,18 @@ class DepositCounter(Tool):
             self.rejected += 1
             return
         before = [b for _, blobs in self._recent for b in blobs]
-        self._release = _Release(step, candidates, self.verify_within, before)
+        self._release = _Release(step, candidates, self.config.verify_within, before)
 
     def _verify(self, step: int, blobs: list[Blob], store: MemoryStore) -> None:
         rel = self._release
         assert rel is not None
         rel.frames_left -= 1
-        old = rel.step - self.standing_age
+        old = rel.step - self.config.standing_age
         gone, held = [], []
         for c in rel.candidates:
             # still there (held, or falling): a blob of its colour close by that is not another cube
             # which has been standing there since before the carry
-            near = [b for b in blobs if b.colour == c.colour and b.distance((c.y, c.x)) <= self.gone_px
+            near = [b for b in blobs if b.colour == c.colour and b.distance((c.y, c.x)) <= self.config.gone_px
                     and not self._standing_since(b, old)]
             if near:
                 held.append(min(near, key=lambda b: b.distance((c.y, c.x))))
@@ -229,8 +251,8 @@ class DepositCounter(Tool):
         rel.candidates = held + gone
         # a cube that misses the opening lands next to it: a blob near the bin that was not there before
         beside = {b.colour for b in blobs if self._near_bin(b)
-                  and not any(p.colour == b.colour and p.distance((b.y, b.x)) <= self.gone_px for p in rel.before)
-                  and not any(sp[0] == b.colour and np.hypot(sp[1] - b.y, sp[2] - b.x) <= self.gone_px for sp in self._spots)}
+                  and not any(p.colour == b.colour and p.distance((b.y, b.x)) <= self.config.gone_px for p in rel.before)
+                  and not any(sp[0] == b.colour and np.hypot(sp[1] - b.y, sp[2] - b.x) <= self.config.gone_px for sp in self._spots)}
         gone = [c for c in gone if c.colour not in beside]
         if gone:
             c = min(gone, key=lambda b: b.distance(self.bin))
@@ -247,10 +269,10 @@ class DepositCounter(Tool):
     def _check_take_back(self, step: int, blobs: list[Blob], store: MemoryStore) -> None:
         kept = []
         for t, c in self._vanished:
-            if step - t > 4 * self.verify_within:
+            if step - t > 4 * self.config.verify_within:
                 continue
-            if step > t and any(b.colour == c.colour and b.distance((c.y, c.x)) <= self.gone_px / 2
-                                and not self._standing_since(b, t - self.standing_age) for b in blobs):
+            if step > t and any(b.colour == c.colour and b.distance((c.y, c.x)) <= self.config.gone_px / 2
+                                and not self._standing_since(b, t - self.config.standing_age) for b in blobs):
                 self.tally.add(c.colour, -1)
                 self.taken_back += 1
                 self._commit(c.colour, step, store, f"the {c.colour} cube is back where it vanished: no deposit")
@@ -276,8 +298,8 @@ class DepositCounter(Tool):
     def _pick_point(self, colour: str) -> tuple[int, int] | None:
         if self._last_rgb is None:
             return None
-        blobs = [b for b in find_blobs(self._last_rgb, [colour], min_area=self.min_area)
-                 if not self._near_bin(b, self.near_px * 0.8)]
+        blobs = [b for b in find_blobs(self._last_rgb, [colour], min_area=self.config.min_area)
+                 if not self._near_bin(b, self.config.near_px * 0.8)]
         if not blobs:
             return None
         def since(b: Blob) -> float:

@@ -73,9 +73,11 @@ class FlashCounter(Tool):
     def __init__(self, still_px: float = 6.0, site_px: float = 10.0, relight_gap: int = 24,
                  frame_gap: int = 8, image_width: int = 256):
         self.flash_config = FlashConfig(still_px=still_px, site_px=site_px, relight_gap=relight_gap, frame_gap=frame_gap)
-        self.site_px = site_px
-        self.image_width = image_width
+        self.image_width = image_width  # the frame's width (a fact of the camera, not a threshold)
         self.target: int | None = None
+
+    def thresholds(self) -> tuple[FlashConfig]:
+        return (self.flash_config,)
 
     # ------------------------------------------------------------------ episode
     def reset(self, spec: MemorySpec, store: MemoryStore) -> None:
@@ -108,7 +110,7 @@ class FlashCounter(Tool):
         others = [o for j, o in enumerate(self.sites) if j != index and o.visits]
         if others:
             other = max(others, key=lambda o: abs(o.x - s.x))  # the site across
-            if abs(other.x - s.x) > 2 * self.site_px:
+            if abs(other.x - s.x) > 2 * self.flash_config.site_px:
                 return "right" if s.x < other.x else "left"
         return "right" if s.x < self.image_width / 2 else "left"
 

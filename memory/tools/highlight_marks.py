@@ -48,7 +48,7 @@ from memory.perception.blobs import Blob, find_blobs
 from memory.vocabulary import COLOUR_WORDS, canonical_role, colour_of, highlight_binding
 from subgoals.grammar import Point, try_parse
 
-__all__ = ["HighlightMarkTool", "mark_key", "ring_evidence"]
+__all__ = ["HighlightMarkTool", "MarkThresholds", "mark_key", "ring_evidence"]
 
 PICKED_PREFIX = "picked "
 
@@ -91,6 +91,36 @@ class _Mark:
     away: int = 0  # rendered frames of the current closed grip on which the cube was not seen whole on its spot
 
 
+@dataclass(frozen=True)
+class MarkThresholds:
+    """The numbers :class:`HighlightMarkTool` reads and keeps marks with (observed frames, pixels in the 256x256 frame); the module docstring says where each enters."""
+
+    ring: tuple[float, float] = (5.0, 16.0)
+    """Inner and outer radius (px) of the annulus around a cube searched for white disc material."""
+    min_white: int = 40
+    """A mark needs at least this many bright neutral pixels in the ring..."""
+    min_sides: int = 3
+    """...and white on at least this many of the cube's four sides: a disc surrounds its cube, an arm link passing nearby lies on one side."""
+    confirm_frames: int = 2
+    """A cube seen marked on this many consecutive observed frames becomes a verified record (a one-frame sighting stays a candidate)."""
+    match_px: float = 5.0
+    """Sightings within this (px), in the same colour, are the same marked cube."""
+    close_frames: int = 3
+    """No marked cube found for this many consecutive frames after marks were seen: the marking window is over."""
+    still_px: float = 2.5
+    """A marked cube is whole on its spot when its colour's blob lies within this (px)..."""
+    whole_share: float = 0.75
+    """...with at least this share of its area at the sighting (fingers around it hide part of it)."""
+    lift_frames: int = 1
+    """A marked cube not whole on its spot on this many rendered frames in a grip was handled."""
+    reground_px: float = 14.0
+    """A recalled marked cube is the blob of its colour nearest the stored position within this (px); otherwise the tool abstains."""
+    min_area: int = 20
+    """Smallest colour blob (px) taken as a cube (half of it when re-grounding)."""
+    max_area: int = 900
+    """Largest colour blob (px) taken as a cube."""
+
+
 @register_tool(order=130)
 class HighlightMarkTool(Tool):
     """Marks seen live under cubes, kept as verified relations, with picked-off bookkeeping."""
@@ -103,18 +133,11 @@ class HighlightMarkTool(Tool):
     def __init__(self, *, ring: tuple[float, float] = (5.0, 16.0), min_white: int = 40, min_sides: int = 3,
                  confirm_frames: int = 2, match_px: float = 5.0, close_frames: int = 3, still_px: float = 2.5,
                  whole_share: float = 0.75, lift_frames: int = 1, reground_px: float = 14.0, min_area: int = 20, max_area: int = 900) -> None:
-        self.ring = ring
-        self.min_white = min_white
-        self.min_sides = min_sides
-        self.confirm_frames = confirm_frames
-        self.match_px = match_px
-        self.close_frames = close_frames
-        self.still_px = still_px
-        self.whole_share = whole_share
-        self.lift_frames = lift_frames
-        self.reground_px = reground_px
-        self.min_area = min_area
-        self.max_area = max_area
+        self.config = MarkThresholds(
+            ring=ring, min_white=min_white, min_sides=min_sides, confirm_frames=confirm_frames, match_px=match_px,
+            close_frames=close_frames, still_px=still_px, whole_share=whole_share, lift_frames=lift_frames,
+            reground_px=reground_px, min_area=min_area, max_area=max_area,
+        )
         self.active = False
         self.role = "cube"
         self._marks: list[_Mark] = []
@@ -125,6 +148,9 @@ class HighlightMarkTool(Tool):
         self._last_read: str | None = None
         self._events: list[str] = []
         self._frames = 0
+
+    def thresholds(self) -> tuple:
+        return (self.config, GRIPPER_LIVE)
 
     # ------------------------------------------------------------------ episode
     def reset(self, spec: MemorySpec, store: MemoryStore) -> None:
@@ -163,7 +189,7 @@ class HighlightMarkTool(Tool):
         if frame.rgb is None:
             return
         self._frames += 1
-        blobs = find_blobs(frame.rgb, COLOUR_WORDS, min_area=self.min_area, max_area=self.max_area)
+        blobs = find_blobs(frame.rgb, COLOUR_WORDS, min_area=self.config.min_area, max_area=self.config.max_area)
         if self._open:
             self._sight(blobs, frame, store)
         if self._closed:
@@ -173,13 +199,13 @@ class HighlightMarkTool(Tool):
         white = _white(frame.rgb)
         marked = []
         for b in blobs:
-            n, sides = ring_evidence(white, b, self.ring)
-            if n >= self.min_white and sides >= self.min_sides:
+            n, sides = ring_evidence(white, b, self.config.ring)
+            if n >= self.config.min_white and sides >= self.config.min_sides:
                 marked.append(b)
         if not marked:
             if any(m.key for m in self._marks):
                 self._quiet += 1
-                if self._quiet >= self.close_frames:
+                if self._quiet >= self.config.close_frames:
                     self._open = False
                     self._events.append(f"{frame.step}: marking window closed")
             for m in self._marks:
@@ -190,7 +216,7 @@ class HighlightMarkTool(Tool):
         seen: set[int] = set()
         for b in marked:
             near = [(i, m) for i, m in enumerate(self._marks)
-                    if m.colour == b.colour and np.hypot(m.pos[0] - b.y, m.pos[1] - b.x) <= self.match_px]
+                    if m.colour == b.colour and np.hypot(m.pos[0] - b.y, m.pos[1] - b.x) <= self.config.match_px]
             if near:
                 i, m = min(near, key=lambda im: np.hypot(im[1].pos[0] - b.y, im[1].pos[1] - b.x))
                 if i in seen:
@@ -207,7 +233,7 @@ class HighlightMarkTool(Tool):
                 m.streak = 0
         # marks confirmed on the same frame enter the store far side (image top) first
         for m in sorted(self._marks, key=lambda m: m.pos[0]):
-            if m.key is None and m.streak >= self.confirm_frames:
+            if m.key is None and m.streak >= self.config.confirm_frames:
                 self._verify(m, frame, store)
 
     def _verify(self, m: _Mark, frame: Frame, store: MemoryStore) -> None:
@@ -238,14 +264,14 @@ class HighlightMarkTool(Tool):
         for m in self._marks:
             if m.key is None or m.picked:
                 continue
-            whole = any(b.colour == m.colour and b.distance(m.pos) <= self.still_px and b.area >= self.whole_share * m.area
+            whole = any(b.colour == m.colour and b.distance(m.pos) <= self.config.still_px and b.area >= self.config.whole_share * m.area
                         for b in blobs)
             if not whole:
                 m.away += 1
 
     def _on_release(self, frame: Frame, store: MemoryStore) -> None:
         armed, self._armed = self._armed, False
-        lifted = [m for m in self._marks if m.away >= self.lift_frames and not m.picked and m.key is not None]
+        lifted = [m for m in self._marks if m.away >= self.config.lift_frames and not m.picked and m.key is not None]
         for m in self._marks:
             m.away = 0
         if not lifted or not armed:
@@ -268,8 +294,8 @@ class HighlightMarkTool(Tool):
         colour = colour_of(entity.identity.split())
         if colour is None:
             return None
-        blobs = [b for b in find_blobs(frame.rgb, [colour], min_area=self.min_area // 2, max_area=self.max_area)
-                 if b.distance(entity.position) <= self.reground_px]
+        blobs = [b for b in find_blobs(frame.rgb, [colour], min_area=self.config.min_area // 2, max_area=self.config.max_area)
+                 if b.distance(entity.position) <= self.config.reground_px]
         if not blobs:
             return None
         return min(blobs, key=lambda b: b.distance(entity.position)).point
@@ -286,7 +312,7 @@ class HighlightMarkTool(Tool):
             if np_.point is None or not any(w.lower().startswith("highlight") for w in (*np_.modifiers, *np_.post_modifiers)):
                 continue
             marks = [m for m in self._marks if m.key is not None and not m.picked]
-            near = [m for m in marks if np.hypot(m.pos[0] - np_.point.y, m.pos[1] - np_.point.x) <= self.reground_px]
+            near = [m for m in marks if np.hypot(m.pos[0] - np_.point.y, m.pos[1] - np_.point.x) <= self.config.reground_px]
             if near:
                 self._last_read = min(near, key=lambda m: np.hypot(m.pos[0] - np_.point.y, m.pos[1] - np_.point.x)).key
         return None

@@ -40,6 +40,7 @@ arrival and the k-th minus the latency lands on the k-th.)
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -60,6 +61,16 @@ KEY = "progress/passes"
 WAIT = phrases.REMAIN_STATIC
 
 
+@dataclass(frozen=True)
+class PassTimerThresholds:
+    """The timing numbers :class:`PassTimer` gates a press with (steps); the pixel numbers are the pass detector's (:class:`~memory.events.PassConfig`)."""
+
+    press_latency: int = 10
+    """Steps from a proposed press to the button going down: a press is timed for the first arrival at least this far ahead."""
+    release_within: int = 40
+    """A press whose arrival is at most this many steps away (or not yet known) is released; a later one waits."""
+
+
 @register_tool(order=60)
 class PassTimer(Tool):
     name = "pass_timer"
@@ -71,13 +82,14 @@ class PassTimer(Tool):
     def __init__(self, press_latency: int = 10, release_within: int = 40, still_threshold: int = 12,
                  diff_threshold: int = 30, min_area: int = 30, max_area: int = 900, max_jump: float = 40.0,
                  cross_px: float = 10.0, past_px: float = 3.0, max_gap: int = 12, min_separation: int = 20):
-        self.press_latency = press_latency
-        self.release_within = release_within
+        self.config = PassTimerThresholds(press_latency=press_latency, release_within=release_within)
         self.pass_config = PassConfig(still_threshold=still_threshold, diff_threshold=diff_threshold, min_area=min_area,
                                       max_area=max_area, max_jump=max_jump, cross_px=cross_px, past_px=past_px,
                                       max_gap=max_gap, min_separation=min_separation)
-        self.cross_px = cross_px
         self.k: int | None = None
+
+    def thresholds(self) -> tuple:
+        return (self.config, self.pass_config)
 
     # ------------------------------------------------------------------ episode
     def reset(self, spec: MemorySpec, store: MemoryStore) -> None:
@@ -126,7 +138,7 @@ class PassTimer(Tool):
             return
         if not self._out or d > self._out[-1][1]:
             self._out.append((step, d))  # on the way out since the last arrival
-        elif d < self._out[-1][1] - 2 * self.cross_px:
+        elif d < self._out[-1][1] - 2 * self.pass_config.cross_px:
             # on the way back: the motion is symmetric about the turn-around, so the turn is halfway
             # between now and the moment the object was as far out as it is now
             ts, ds = zip(*self._out)
@@ -158,11 +170,11 @@ class PassTimer(Tool):
             # no period yet: the object is still on its way out (no turn-around seen), so the next
             # arrival is at least as far away as the last one is behind
             since = now - self.arrivals[-1]
-            if 2 * since >= self.press_latency:
+            if 2 * since >= self.config.press_latency:
                 return c + 1, None
             return None
         for j, t in enumerate(nxt, start=c + 1):
-            if t + 1 - now >= self.press_latency:
+            if t + 1 - now >= self.config.press_latency:
                 return j, t
         return None
 
@@ -197,7 +209,7 @@ class PassTimer(Tool):
         meet = self.first_meetable(now)
         release = False
         if meet is not None and meet[0] == self.k and len(self.arrivals) >= (self.k or 0) - 1:
-            release = meet[1] is None or meet[1] - now <= self.release_within
+            release = meet[1] is None or meet[1] - now <= self.config.release_within
         self._decisions.append({"step": now, "count": len(self.arrivals), "meet": None if meet is None else
                                 [meet[0], None if meet[1] is None else round(meet[1], 1)], "release": release})
         if release:

@@ -19,6 +19,7 @@ its point) does not flicker from one query to the next.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 
 from memory.count_gate import CountGate
 from memory.events import GRIPPER_LIVE, events_for
@@ -39,6 +40,16 @@ from subgoals.grammar import try_parse
 KEY = "progress/repetitions"
 
 
+@dataclass(frozen=True)
+class RepetitionThresholds:
+    """The numbers :class:`RepetitionCounter` verifies a repetition with (frames fed to the tool, pixels in the 256x256 frame)."""
+
+    verify_within: int = 12
+    """Frames after a gripper release within which the object must be seen resting on a target, or the release is not counted."""
+    on_target_px: float = 9.0
+    """The object's blob this close to a target is on it (farther than this plus 6 px: away, so the next arrival counts)."""
+
+
 @register_tool(order=30)
 class RepetitionCounter(Tool):
     name = "repetition_counter"
@@ -49,8 +60,10 @@ class RepetitionCounter(Tool):
     gate_kind = ReadKind.COUNT_GATE
 
     def __init__(self, verify_within: int = 12, on_target_px: float = 9.0):
-        self.verify_within = verify_within
-        self.on_target_px = on_target_px
+        self.config = RepetitionThresholds(verify_within=verify_within, on_target_px=on_target_px)
+
+    def thresholds(self) -> tuple:
+        return (self.config, GRIPPER_LIVE)
 
     def reset(self, spec: MemorySpec, store: MemoryStore) -> None:
         self.active = self.enabled_by(spec)
@@ -78,9 +91,9 @@ class RepetitionCounter(Tool):
         if not blobs:
             return "unseen"
         d = min(min(b.distance(t) for t in targets) for b in blobs)
-        if d <= self.on_target_px:
+        if d <= self.config.on_target_px:
             return "on"
-        return "away" if d > self.on_target_px + 6 else "unseen"
+        return "away" if d > self.config.on_target_px + 6 else "unseen"
 
     def observe(self, frame: Frame, store: MemoryStore) -> None:
         if not self.target or frame.source != "live":
@@ -88,7 +101,7 @@ class RepetitionCounter(Tool):
         if frame.rgb is not None:
             self._last_rgb = frame.rgb
         if any(e.kind == "release" for e in events_for(store).events(frame, GRIPPER_LIVE)):
-            self._pending = self.verify_within
+            self._pending = self.config.verify_within
         if frame.rgb is None:
             return
         where = self._where(frame.rgb, store)
