@@ -266,7 +266,8 @@ def provenance() -> dict[str, Any]:
 
 
 def write_config_json(out: str | os.PathLike, cfg: Any, *, argv: list[str] | None = None) -> Path:
-    """Write ``<out>/config.json``: the full config, git commit and dirty flag, python and package versions.
+    """Write ``<out>/config.json``: the full config, the memory tools' thresholds, git commit and dirty flag,
+    python and package versions.
 
     An existing ``config.json`` that differs is kept as ``config.<n>.json`` first, so every
     invocation that appended to the run directory stays on record.
@@ -275,8 +276,15 @@ def write_config_json(out: str | os.PathLike, cfg: Any, *, argv: list[str] | Non
     out.mkdir(parents=True, exist_ok=True)
     path = out / CONFIG_FILE
     cfg_dict = cfg.to_dict() if hasattr(cfg, "to_dict") else dict(cfg)
+    from memory.tools.registry import tool_thresholds  # imports every tool module: only when a run starts
+
     doc = {
         "config": cfg_dict,
+        # the numbers every memory tool decides with, from the default tool set: the same for every
+        # condition (ablations switch tools off, not thresholds), so they sit beside the config, not
+        # in it; a resumed run compares ``config`` and the commit only, and a change of thresholds is
+        # a change of code (a new commit) anyway
+        "memory_thresholds": tool_thresholds(),
         **provenance(),
         "argv": list(sys.argv if argv is None else argv),
         "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),

@@ -9,13 +9,14 @@ proposed subgoal.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import pkgutil
 
 import memory.tools as _package
 from memory.tools.base import REGISTERED_TOOLS, Tool
 
-__all__ = ["default_tools", "make_tool", "registered_tools"]
+__all__ = ["default_tools", "make_tool", "registered_tools", "tool_thresholds"]
 
 _NOT_TOOLS = {"base", "registry"}
 
@@ -44,3 +45,31 @@ def make_tool(name: str, perception=None) -> Tool:
     if name not in tools:
         raise KeyError(f"no registered tool is called {name!r} (registered: {', '.join(tools)})")
     return tools[name]
+
+
+def _json_ready(value):
+    """``value`` with tuples as lists and dict keys as strings (what ``json.dumps`` writes anyway), so a
+    record read back from JSON compares equal to the one written."""
+    if isinstance(value, dict):
+        return {str(k): _json_ready(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [_json_ready(v) for v in value]
+    return value
+
+
+def tool_thresholds(tools: list[Tool] | None = None) -> dict[str, list[dict]]:
+    """Per tool name, the thresholds it decides with (:meth:`Tool.thresholds`), JSON-ready:
+    ``[{"kind": <dataclass name>, **fields}, ...]``. ``tools``: the default set when ``None``.
+
+    Raises:
+        TypeError: a tool's thresholds include something that is not a frozen dataclass instance.
+    """
+    out: dict[str, list[dict]] = {}
+    for tool in default_tools() if tools is None else tools:
+        rows = []
+        for th in tool.thresholds():
+            if not (dataclasses.is_dataclass(th) and not isinstance(th, type) and th.__dataclass_params__.frozen):
+                raise TypeError(f"{tool.name}.thresholds() returned {th!r}; it returns frozen dataclass instances")
+            rows.append({"kind": type(th).__name__, **_json_ready(dataclasses.asdict(th))})
+        out[tool.name] = rows
+    return out
