@@ -23,7 +23,6 @@ no slot of the kind (use :meth:`SubgoalEdit.applies_to` to ask first).
 
 from __future__ import annotations
 
-import operator
 import re
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, replace
@@ -37,7 +36,7 @@ from subgoals.grammar import (
     parse_subgoal,
     replace_point,
 )
-from subgoals.numbers import is_ordinal_word, ordinal_word
+from subgoals.numbers import as_integer, is_ordinal_word, ordinal_word
 from subgoals.phrases import as_point
 
 __all__ = ["Replace", "SetDirections", "SetOrdinal", "SetPoint", "SubgoalEdit", "SubgoalEditError"]
@@ -69,12 +68,7 @@ class SubgoalEdit(ABC):
 
 
 def _index(value, what: str) -> int:
-    if isinstance(value, bool):
-        raise TypeError(f"{what} must be an integer, got {value!r}")
-    try:
-        return operator.index(value)
-    except TypeError:
-        raise TypeError(f"{what} must be an integer, got {value!r}") from None
+    return as_integer(value, TypeError, f"{what} must be an integer, got {value!r}")
 
 
 @dataclass(frozen=True)

@@ -17,11 +17,10 @@ Points are :class:`~subgoals.grammar.Point` or ``(y, x)`` pairs of integers in 0
 
 from __future__ import annotations
 
-import operator
 import re
 
 from subgoals.grammar import Point
-from subgoals.numbers import ordinal_word
+from subgoals.numbers import as_integer, ordinal_word
 
 __all__ = [
     "REMAIN_STATIC",
@@ -55,12 +54,7 @@ def as_point(value) -> Point:
         raise TypeError(f"a point is a Point or a (y, x) pair of integers, got {value!r}")
     y, x = value
     for name, raw in (("y", y), ("x", x)):
-        if isinstance(raw, bool):
-            raise ValueError(f"point coordinate {name}={raw!r} in {value!r} must be an integer")
-        try:
-            operator.index(raw)
-        except TypeError:
-            raise ValueError(f"point coordinate {name}={raw!r} in {value!r} must be an integer") from None
+        as_integer(raw, ValueError, f"point coordinate {name}={raw!r} in {value!r} must be an integer")
     return Point(y, x)
 
 
