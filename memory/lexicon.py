@@ -53,6 +53,10 @@ HIDING_WORDS: tuple[str, ...] = (
     "hiding", "hides", "hide", "hidden", "covering", "covers", "concealing", "conceals", "conceal", "concealed",
     "containing", "contains", "holding", "holds", "sheltering", "shelters", "masking", "masks", "underneath",
     "under", "beneath", "below", "inside", "over", "atop",
+    # lifting the cover is finding what is under it: "uncover the red cube by lifting its container",
+    # "lift another cup to reveal the green cube"
+    "uncover", "uncovers", "uncovering", "reveal", "reveals", "revealing", "expose", "exposes", "exposing",
+    "find", "finds", "finding",
 )
 """Words that relate a cover to what is below it (clause-local with a container and a coloured object)."""
 

@@ -312,3 +312,16 @@ def test_answer_parser_validates_fields():
         LLMSpecifier(rule_backend, min_agree=4)
     with pytest.raises(TypeError):
         LLMSpecifier("not callable")  # type: ignore[arg-type]
+
+
+def test_verbs_of_finding_under_a_cover_bind_like_hiding():
+    """Lifting a cover to find what is under it is the same relation as the cover hiding it."""
+    from memory.spec import specify
+    from memory.spec_agreement import agreement
+
+    template = specify("watch the video carefully, then pick up the container hiding the blue cube, "
+                       "finally pick up another container hiding the green cube")
+    for goal in ("After viewing the video, uncover the blue cube by picking up its container, then pick up "
+                 "another container to find the green cube.",
+                 "Watch the clip; lift the cup that reveals the blue cube, then another cup exposing the green cube."):
+        assert all(agreement(specify(goal), template).values()), goal
