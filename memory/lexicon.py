@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 
 from memory.vocabulary import COLOUR_WORDS
+from subgoals.numbers import ordinal_digits
 
 __all__ = [
     "ARRIVAL_WORDS",
@@ -80,7 +81,7 @@ ROUTE_NOUNS: tuple[str, ...] = ("path", "route", "pattern", "trajectory", "cours
 
 HANDLING_VERBS: tuple[str, ...] = (
     "picked", "lifted", "grabbed", "grasped", "taken", "took", "handled", "moved", "chosen", "used", "repicked",
-    "raised", "selected",
+    "raised", "selected", "held", "gripped", "carried", "inserted",
 )
 """Past verbs that single out an object handled in the demonstration ("the block that was picked up")."""
 
@@ -109,6 +110,7 @@ COUNT_UNITS: tuple[str, ...] = (
 """What follows a number when it counts repetitions ("three times", "2 round trips")."""
 
 # "once" is the conjunction when a clause follows it ("once you have ...", "once the video is over")
+_NUMBERED_EVENT = re.compile(r"\b(visit|pass|time|arrival|crossing|lap|trip|approach)s? (?:number |no |# ?)([1-9][0-9]?)(?:st|nd|rd|th)?\b")
 _ONCE_CONJUNCTION = re.compile(
     r"\bonce (?=(?:you|the|that|it|this|these|those|both|all|everything|each|a|an|its|they|we|i|he|she|done|"
     r"finished|complete|completed|over|more|again|there|your|its|every|no)\b)"
@@ -153,6 +155,8 @@ def canonical_text(goal: str) -> str:
         text = pattern.sub(lambda m, c=canonical: c + (("es" if c == "box" else "s") if _is_plural(m.group(0)) else ""), text)
     text = re.sub(r"\bon top of\b", "atop", text)
     text = _ONCE_CONJUNCTION.sub("when ", text)
+    # "on visit number 4", "pass no. 3": the ordinal before its event noun, as the templates say it
+    text = _NUMBERED_EVENT.sub(lambda m: f"{ordinal_digits(int(m.group(2)))} {m.group(1)}", text)
     text = re.sub(r"\bonce (?=more\b|again\b)", "", text)
     return re.sub(r"\s+", " ", text).strip()
 

@@ -249,6 +249,8 @@ class Specifier(Protocol):
 
 _COLOUR = "|".join(COLOUR_WORDS)
 _OBJ = r"cube|peg"
+_ROLE = r"cube|peg|end|side"  # what a demonstration can single out by what was done to it
+_DEMO = "|".join(DEMO_WORDS)
 _NUM = "|".join(CARDINAL_WORDS) + r"|[0-9]+|a single"
 _ORD = ORDINAL_PATTERN
 _UNITS = "|".join(sorted((re.escape(u) for u in COUNT_UNITS), key=len, reverse=True))
@@ -268,6 +270,7 @@ _RE_VIDEO = re.compile(
 _RE_COLOURED = re.compile(rf"\b({_COLOUR}) ({_OBJ})s?\b")
 _RE_OBJECT = re.compile(rf"\b({_OBJ})s?\b")
 _RE_CONTAINER = re.compile(r"\bcontainers?\b")
+_RE_PRONOUN = re.compile(r"\b(?:it|them)\b")
 _RE_HIDING = re.compile(rf"\b(?:{_HIDING})\b")
 _RE_COUNT = re.compile(rf"\b({_NUM}) ({_COLOUR}) ({_OBJ})s?\b")
 _RE_ELIDED_COUNT = re.compile(
@@ -280,7 +283,7 @@ _RE_PLACE_ON_TARGET = re.compile(rf"\b(?:{'|'.join(PLACING_VERBS)})\w* (?:\w+ ){
 _RE_STOP = re.compile(r"\b(?:stop|finish|end)\b")
 _RE_EVENT_ORDINAL = re.compile(rf"\b({_ORD}) (?:{_EVENT_NOUNS})s?\b")
 _RE_REFERENCE_ORDINAL = re.compile(
-    rf"\b(?:the|its) ({_ORD})\b(?! (?:{_EVENT_NOUNS})s?\b)|\b(?:placed|put|set|visited|went|landed|left) ({_ORD})\b"
+    rf"\b(?:the|its) ({_ORD})\b(?! (?:{_EVENT_NOUNS})s?\b)|\b(?:placed|put|set|visited|went|landed|left)(?: (?:on|onto|at|to|in))? ({_ORD})\b"
 )
 _RE_ARRIVAL = re.compile(ARRIVAL_WORDS)
 _AUX = r"(?:was |is |got |gets |had been |has been |being |were )?"
@@ -293,13 +296,20 @@ _RE_ANCHORS = (
     re.compile(rf"\b(?:({_IMM}) )?(before|after) (?:someone |somebody |the robot |it )(?:{_PRESS}) (?:the |a )(button)\b"),
 )
 _RE_WHICH = re.compile(r"\b(first|last) (?:\w+ ){0,2}?(?:before|after)\b")
-_RE_SAME = re.compile(rf"\b(?:{_SAME}) (?:(?:{_COLOUR}) )?([a-z\-]+)")
+_RE_SAME = re.compile(rf"\b(?:{_SAME}) (?:(?:{_COLOUR}) )?([a-z\-]+)(?: ([a-z\-]+))?")
 _RE_HANDLED_OBJECT = re.compile(
-    rf"\b({_OBJ})s? (?:up )?(?:that |which |it |you |you've |you have |we |the robot )(?:\w+ ){{0,4}}?(?:{_HANDLED})\b"
+    rf"\b({_ROLE})s? (?:up )?(?:that |which |it |you |you've |you have |we |the robot |the (?:{_DEMO}) )"
+    rf"(?:\w+ ){{0,4}}?(?:{_HANDLED})\b"
+    # "the peg from the video", "the cube in the demonstration"
+    rf"|\b({_ROLE})s? (?:from|in|of) the (?:{_DEMO})\b"
+    # "pick that peg up again"
+    rf"|\bthat ({_ROLE}) (?:\w+ ){{0,2}}?again\b"
 )
 _RE_PROCEDURE_CLAUSE = re.compile(
-    r"\b(?:the way|the manner|how) (?:it|that|the video|the demonstration|the robot|this) (?:\w+ ){0,2}?"
+    r"\b(?:the way|the manner|how) (?:(?:it|that|the video|the demonstration|the robot|this) )?(?:\w+ ){0,2}?"
     r"(?:done|did|shown|showed|demonstrated|performed|moved|handled)\b|\bas it was (?:done|shown|demonstrated|performed)\b"
+    # "exactly like the robot did in the video", "as the demonstration did"
+    r"|\b(?:like|as) (?:it|the robot|the video|the demonstration|the demo|the clip|the recording|you|we) (?:did|does|had)\b"
     # "replicate how the cube was moved"
     r"|\bhow (?:\w+ ){0,3}?(?:was|were|got) (?:done|moved|pushed|carried|handled|shown|demonstrated|brought)\b"
 )
@@ -309,7 +319,9 @@ _RE_ROUTE_NOUN = re.compile(
     r"\b(?:the|a|its|that|this|same|demonstrated|shown|original|identical) (?:\w+ )?(?:"
     + "|".join(n for n in ROUTE_NOUNS if n != "sequence") + r")s?\b"
 )
-_RE_ROUTE_VERB = re.compile(r"\b(?:re)?trac(?:e|es|ed|ing)\b|\bnavigat\w*|\bsteer\w*|\bweav\w*|\bredraw\w*")
+_RE_ROUTE_VERB = re.compile(
+    r"\b(?:re)?trac(?:e|es|ed|ing)\b|\bnavigat\w*|\bsteer\w*|\bweav\w*|\bredraw\w*|\b(?:way|path|route)s? around\b"
+)
 _RE_PREVIOUS = re.compile(r"\bpreviously\b")
 _RE_LAYOUT = re.compile(r"\b(target|button|bin|box)(?:es|s)?\b")
 _RE_CLAUSE_BREAK = re.compile(r" [,;] | (?:and )?then | followed by | (?:and )?after that | (?:and )?next | finally | afterwards ")
@@ -372,9 +384,14 @@ class InstructionSpecifier:
         # conceals the red block", "the container the red cube is hidden under")
         bindings: list[str] = []
         if _RE_CONTAINER.search(flat):
+            last_named: list[tuple[str, str]] = []
             for clause in clauses:
+                named = _RE_COLOURED.findall(clause)
                 if _RE_HIDING.search(clause):
-                    bindings += [cover_binding(f"{c} {o}") for c, o in _RE_COLOURED.findall(clause)]
+                    if not named and last_named and _RE_PRONOUN.search(clause) and _RE_CONTAINER.search(clause):
+                        named = last_named[-1:]
+                    bindings += [cover_binding(f"{c} {o}") for c, o in named]
+                last_named += named
             if not bindings and _RE_HIDING.search(flat):
                 unfilled.append("bindings")
 
@@ -432,19 +449,19 @@ class InstructionSpecifier:
             unfilled.append("anchor")
 
         same: list[str] = []
-        for word in _RE_SAME.findall(flat):
-            concept = _same_concept(word)
+        for word, following in _RE_SAME.findall(flat):
+            concept = _same_concept(word) or (following and _same_concept(following))
             if concept is None:
                 unfilled.append("same")
             else:
                 same.append(concept)
-        handled = [o for o in _RE_HANDLED_OBJECT.findall(flat)] if source is EvidenceSource.VIDEO else []
+        handled = [next(filter(None, m)) for m in _RE_HANDLED_OBJECT.findall(flat)] if source is EvidenceSource.VIDEO else []
         same += handled
         if source is EvidenceSource.VIDEO and _RE_PROCEDURE_CLAUSE.search(flat):
             same.append("manner")
         if source is EvidenceSource.VIDEO and (_RE_ROUTE_NOUN.search(flat) or _RE_ROUTE_VERB.search(flat)):
             if "manner" in same and _RE_ROUTE_VERB.search(flat):
-                same.remove("manner")  # "the same way around the sticks": a route, not a manner
+                same = [w for w in same if w != "manner"]  # "the same way around the sticks": a route, not a manner
             if "manner" not in same:
                 same.append("route")
         route = "route" in same
