@@ -100,6 +100,8 @@ IMMEDIATE_WORDS: tuple[str, ...] = ("right", "just", "immediately", "directly", 
 ARRIVAL_WORDS = (
     r"\breach\w*|\barriv\w*|\bvisit\w*|\bpass\w*|\bcross\w*|\bgets? there\b|\bgets? to\b|\bcomes? by\b"
     r"|\bcomes? to\b|\blands?\b|\bhits? the target\b|\bgoes? over\b|\bmoves? over\b"
+    # "the fourth time it is on the target"
+    r"|\b(?:is|it's|sits|lies|slides|comes|gets|goes|moves) (?:on|onto|over|across|at) the target\b"
 )
 """The moving object's arrival at a place, the event an event ordinal counts."""
 

@@ -278,6 +278,8 @@ _RE_ELIDED_COUNT = re.compile(
 )
 _RE_TIMES = re.compile(rf"\b({_NUM}) (?:more )?(?:{_UNITS})\b")
 _RE_ADVERB_TIMES = re.compile(r"\b(" + "|".join(ADVERB_COUNTS) + r")\b")
+# "over the right and left targets": both sides, the noun said once
+_RE_BOTH_SIDES = re.compile(r"\b(?:right|left)(?:-side|-hand| side| hand)? (?:and|or|to) (?:the )?(?:right|left)(?:-side|-hand| side| hand)? targets\b")
 _RE_SIDE = re.compile(r"\b(right|left)(?:-side|-hand| side| hand)? targets?\b|\btargets? on the (right|left)\b")
 _RE_PLACE_ON_TARGET = re.compile(rf"\b(?:{'|'.join(PLACING_VERBS)})\w* (?:\w+ ){{0,4}}?(?:on|onto|upon) (?:the |a )?(?:\w+ )?target\b")
 _RE_STOP = re.compile(r"\b(?:stop|finish|end)\b")
@@ -302,12 +304,16 @@ _RE_HANDLED_OBJECT = re.compile(
     rf"(?:\w+ ){{0,4}}?(?:{_HANDLED})\b"
     # "the peg from the video", "the cube in the demonstration"
     rf"|\b({_ROLE})s? (?:from|in|of) the (?:{_DEMO})\b"
+    # "the demonstrated peg", "the original cube"
+    rf"|\b(?:demonstrated|shown|original) ({_ROLE})\b"
     # "pick that peg up again"
     rf"|\bthat ({_ROLE}) (?:\w+ ){{0,2}}?again\b"
 )
 _RE_PROCEDURE_CLAUSE = re.compile(
     r"\b(?:the way|the manner|how) (?:(?:it|that|the video|the demonstration|the robot|this) )?(?:\w+ ){0,2}?"
     r"(?:done|did|shown|showed|demonstrated|performed|moved|handled)\b|\bas it was (?:done|shown|demonstrated|performed)\b"
+    # "repeat what the robot did in the video"
+    r"|\bwhat (?:it|the robot|the video|the demonstration|the demo|you|we) did\b"
     # "exactly like the robot did in the video", "as the demonstration did"
     r"|\b(?:like|as) (?:it|the robot|the video|the demonstration|the demo|the clip|the recording|you|we) (?:did|does|had)\b"
     # "replicate how the cube was moved"
@@ -404,7 +410,8 @@ class InstructionSpecifier:
         counts = [(f"{c} {o}", 1 if n == "a single" else parse_ordinal(n)) for n, c, o in _RE_COUNT.findall(counted)]
         counts = [(phrase, n) for phrase, n in counts if n is not None]
 
-        sides = tuple(sorted({a or b for a, b in _RE_SIDE.findall(flat)}, reverse=True))
+        sides = tuple(sorted({a or b for a, b in _RE_SIDE.findall(flat)} | set(_RE_BOTH_SIDES.findall(flat) and ("right", "left")),
+                             reverse=True))
 
         event_ordinal = _RE_EVENT_ORDINAL.search(flat)
         reference_ordinal = _RE_REFERENCE_ORDINAL.search(flat) if source is EvidenceSource.VIDEO else None
@@ -435,12 +442,13 @@ class InstructionSpecifier:
                 unfilled.append("ordinal_event")
 
         anchor = None
-        for pattern in _RE_ANCHORS:
+        for pattern in _RE_ANCHORS if source is EvidenceSource.VIDEO else ():  # a demonstrated event
             m = pattern.search(flat)
             if m:
                 which = _RE_WHICH.search(flat)
                 relation, nearest = m.group(2), which.group(1) if which else None
-                immediate = m.group(1) is not None
+                # "the target it was placed on after the press" names one place: the one next to the press
+                immediate = m.group(1) is not None or nearest is None
                 if (relation, nearest) in (("before", "last"), ("after", "first")):
                     immediate, nearest = True, None  # "last placed before" is "right before"
                 anchor = EventAnchor(relation=relation, event=f"{m.group(3)} pressed", immediate=immediate, which=nearest)

@@ -350,6 +350,17 @@ def test_verbs_of_finding_under_a_cover_bind_like_hiding():
     ("watch the video carefully, then pick up the same block that was previously picked up, finally put it down and "
      "press the button to stop",
      "Pick up the block the video showed being picked up, put it back down, and press the button to stop."),
+    ("first press the button, then pick up the container hiding the red cube",
+     "After a button press, pick up the container covering up the red cube."),
+    ("pick up the blue cube, move it to the top of the right-side target, then move it to the top of the left-side "
+     "target, repeating this back-and-forth motion three times, finally press the button to stop",
+     "Move the blue cube back and forth over the right and left targets three times, then press the button."),
+    ("watch the video carefully, then place the green cube on the target right after the button was pressed",
+     "Place the green cube on whichever target it was placed on after the button was pressed in the video."),
+    ("watch the video carefully, then move the cube to the target in the same manner as before",
+     "Repeat what the robot did in the video to move the cube to the target."),
+    ("press the button to stop the cube exactly at the target on its fourth visit",
+     "Watch the cube slide; the fourth time it is on the target, press the button so it stays."),
 ])
 def test_wordings_without_the_templates_cue_words_read_the_same(template, goal):
     """Demonstrated objects named by what was done to them or where they were seen, manners by likeness,
