@@ -93,6 +93,13 @@ def _memory(rows):
     return _table_only(memory_section(rows)[0])
 
 
+def _tiers(rows):
+    """The ood split per task and tier (``experiments/tier_report.py``), the table alone."""
+    from experiments.tier_report import tier_section
+
+    return _table_only(tier_section(rows)[0].split("\n### ")[0])
+
+
 def _splits(rows):
     """Per split and task: episodes, success, errors, and how many reset moved to a retry offset."""
     body = []
@@ -139,6 +146,7 @@ SECTIONS: dict[str, Callable] = {
     "memory": _memory,
     "splits": _splits,
     "rewording": _rewording,
+    "tiers": _tiers,
 }
 
 
