@@ -15,6 +15,7 @@ Covered elsewhere, not repeated here:
 
 from __future__ import annotations
 
+import re
 import sys
 import warnings
 from pathlib import Path
@@ -63,7 +64,7 @@ def test_slow_policy_server_times_out_then_the_next_unit_runs(tmp_path):
         assert run.main(argv) == 0
     rows = _by_episode(tmp_path)
     assert rows[0]["status"] == "error"
-    assert "no reply within 1 s" in rows[0]["error"] and "PolicyTimeout" in rows[0]["error"]
+    assert re.search(r"no reply .*within 1 s", rows[0]["error"]) and "PolicyTimeout" in rows[0]["error"]
     # the late reply died with the closed connection; the next unit ran normally to its budget
     assert rows[1]["status"] == "timeout" and rows[1]["steps"] == 48 and rows[1]["error"] is None
 
