@@ -297,6 +297,9 @@ _RE_ANCHORS = (
     # "directly after someone pressed the button"
     re.compile(rf"\b(?:({_IMM}) )?(before|after) (?:someone |somebody |the robot |it )(?:{_PRESS}) (?:the |a )(button)\b"),
 )
+_RE_PRESS_MENTION = re.compile(rf"\bbuttons? {_AUX}(?:{_PRESS})\b|\b(?:{_PRESS}) (?:of )?(?:the |a )?buttons?\b|\bbutton (?:press|push)\b")
+_RE_ANAPHORIC_ANCHOR = re.compile(rf"\b(?:({_IMM}) )?(before|after) (?:that|this|it)\b")
+_RE_WHERE_PLACED = re.compile(rf"\bwhere (?:it|the (?:\w+ )?(?:{_OBJ})) {_AUX}(?:{'|'.join(PLACING_VERBS)})\w*\b")
 _RE_WHICH = re.compile(r"\b(first|last) (?:\w+ ){0,2}?(?:before|after)\b")
 _RE_SAME = re.compile(rf"\b(?:{_SAME}) (?:(?:{_COLOUR}) )?([a-z\-]+)(?: ([a-z\-]+))?")
 _RE_HANDLED_OBJECT = re.compile(
@@ -453,6 +456,11 @@ class InstructionSpecifier:
                     immediate, nearest = True, None  # "last placed before" is "right before"
                 anchor = EventAnchor(relation=relation, event=f"{m.group(3)} pressed", immediate=immediate, which=nearest)
                 break
+        if anchor is None and source is EvidenceSource.VIDEO and _RE_PRESS_MENTION.search(flat):
+            # "a button is pressed in the video; place the cube where it was put just after that"
+            m = _RE_ANAPHORIC_ANCHOR.search(flat)
+            if m:
+                anchor = EventAnchor(relation=m.group(2), event="button pressed", immediate=True, which=None)
         if anchor is None and _RE_IMM_ANCHOR_CUE.search(flat) and source is EvidenceSource.VIDEO:
             unfilled.append("anchor")
 
@@ -478,6 +486,8 @@ class InstructionSpecifier:
 
         layout = [canonical_role(w) for w in _RE_LAYOUT.findall(flat)]
         layout = [w for w in layout if w in LAYOUT_ROLES]
+        if source is EvidenceSource.VIDEO and "target" not in layout and _RE_WHERE_PLACED.search(flat):
+            layout.append("target")  # "place it where it was put the first time": the places are the targets
 
         reads: set[ReadKind] = set()
         if bindings:

@@ -361,6 +361,10 @@ def test_verbs_of_finding_under_a_cover_bind_like_hiding():
      "Repeat what the robot did in the video to move the cube to the target."),
     ("press the button to stop the cube exactly at the target on its fourth visit",
      "Watch the cube slide; the fourth time it is on the target, press the button so it stays."),
+    ("watch the video carefully, then place the green cube on the target right after the button was pressed",
+     "In the video a button is pressed; place the green cube on the target it was put on just after that."),
+    ("watch the video carefully, then place the red cube on the first target it was previously placed on",
+     "Place the red cube where it was put for the first time in the video."),
 ])
 def test_wordings_without_the_templates_cue_words_read_the_same(template, goal):
     """Demonstrated objects named by what was done to them or where they were seen, manners by likeness,
