@@ -46,6 +46,7 @@ from policies.vlm_prompt import (
     normalize_answer,
     sample_frames,
 )
+from subgoals.grammar import format_subgoal, parse_subgoal
 
 log = logging.getLogger(__name__)
 
@@ -282,13 +283,6 @@ SUBGOAL_VERBS = frozenset(
 )
 
 
-def _grammar():
-    # Imported lazily so this module imports even while the grammar is being changed.
-    from subgoals import grammar as subgoal_grammar
-
-    return subgoal_grammar
-
-
 class VLMComposer(Composer):
     """Asks a VLM for the next grounded subgoal every time :meth:`propose` is called.
 
@@ -405,8 +399,7 @@ class VLMComposer(Composer):
             raise AnswerFormatError(
                 f"answer starts with {words[0]!r}, not a subgoal verb ({', '.join(sorted(self.allowed_verbs))})"
             )
-        grammar = _grammar()
-        return grammar.format_subgoal(grammar.parse_subgoal(text))  # SubgoalParseError names the problem
+        return format_subgoal(parse_subgoal(text))  # SubgoalParseError names the problem
 
     def _bad(self, step: Any, kind: str, answer: str | None, exc: BaseException, t0: float) -> None:
         error = f"{type(exc).__name__}: {exc}"
