@@ -299,6 +299,7 @@ _RE_ANCHORS = (
 )
 _RE_PRESS_MENTION = re.compile(rf"\bbuttons? {_AUX}(?:{_PRESS})\b|\b(?:{_PRESS}) (?:of )?(?:the |a )?buttons?\b|\bbutton (?:press|push)\b")
 _RE_ANAPHORIC_ANCHOR = re.compile(rf"\b(?:({_IMM}) )?(before|after) (?:that|this|it)\b")
+_RE_INSERT = re.compile(r"\binsert(?:s|ed|ing)?\b")
 _RE_WHERE_PLACED = re.compile(rf"\bwhere (?:it|the (?:\w+ )?(?:{_OBJ})) {_AUX}(?:{'|'.join(PLACING_VERBS)})\w*\b")
 _RE_WHICH = re.compile(r"\b(first|last) (?:\w+ ){0,2}?(?:before|after)\b")
 _RE_SAME = re.compile(rf"\b(?:{_SAME}) (?:(?:{_COLOUR}) )?([a-z\-]+)(?: ([a-z\-]+))?")
@@ -488,6 +489,8 @@ class InstructionSpecifier:
         layout = [w for w in layout if w in LAYOUT_ROLES]
         if source is EvidenceSource.VIDEO and "target" not in layout and _RE_WHERE_PLACED.search(flat):
             layout.append("target")  # "place it where it was put the first time": the places are the targets
+        if "box" not in layout and _RE_INSERT.search(flat):
+            layout.append("box")  # "insert it from the same side": what a peg is inserted into is the box
 
         reads: set[ReadKind] = set()
         if bindings:

@@ -365,6 +365,9 @@ def test_verbs_of_finding_under_a_cover_bind_like_hiding():
      "In the video a button is pressed; place the green cube on the target it was put on just after that."),
     ("watch the video carefully, then place the red cube on the first target it was previously placed on",
      "Place the red cube where it was put for the first time in the video."),
+    ("watch the video carefully, then grasp the same end of the same peg you've picked before and insert it into "
+     "the same side of the box",
+     "Take the peg that was used in the video, hold it by the same end, and insert it from the same side."),
 ])
 def test_wordings_without_the_templates_cue_words_read_the_same(template, goal):
     """Demonstrated objects named by what was done to them or where they were seen, manners by likeness,
