@@ -157,6 +157,9 @@ def canonical_text(goal: str) -> str:
         text = pattern.sub(lambda m, c=canonical: c + (("es" if c == "box" else "s") if _is_plural(m.group(0)) else ""), text)
     text = re.sub(r"\bon top of\b", "atop", text)
     text = _ONCE_CONJUNCTION.sub("when ", text)
+    # "3x", "x3": three times; "a pair of" / "a couple of": two
+    text = re.sub(r"\b([0-9]{1,2}) ?x\b|\bx ?([0-9]{1,2})\b", lambda m: f"{m.group(1) or m.group(2)} times", text)
+    text = re.sub(r"\ba (?:pair|couple) of\b", "two", text)
     # "on visit number 4", "pass no. 3": the ordinal before its event noun, as the templates say it
     text = _NUMBERED_EVENT.sub(lambda m: f"{ordinal_digits(int(m.group(2)))} {m.group(1)}", text)
     text = re.sub(r"\bonce (?=more\b|again\b)", "", text)

@@ -276,14 +276,14 @@ _RE_COUNT = re.compile(rf"\b({_NUM}) ({_COLOUR}) ({_OBJ})s?\b")
 _RE_ELIDED_COUNT = re.compile(
     rf"\b({_NUM}) ({_COLOUR}) ((?:and )?(?:{_NUM}) (?:{_COLOUR}) (?:(?:and )?(?:{_NUM}) (?:{_COLOUR}) )*?({_OBJ})s?)\b"
 )
-_RE_TIMES = re.compile(rf"\b({_NUM}) (?:more )?(?:{_UNITS})\b")
+_RE_TIMES = re.compile(rf"\b({_NUM}) (?:more |separate |full |whole |distinct |consecutive |pick-and-place |back-and-forth )?(?:{_UNITS})\b")
 _RE_ADVERB_TIMES = re.compile(r"\b(" + "|".join(ADVERB_COUNTS) + r")\b")
 # "over the right and left targets": both sides, the noun said once
 _RE_BOTH_SIDES = re.compile(r"\b(?:right|left)(?:-side|-hand| side| hand)? (?:and|or|to) (?:the )?(?:right|left)(?:-side|-hand| side| hand)? targets\b")
 _RE_SIDE = re.compile(r"\b(right|left)(?:-side|-hand| side| hand)? targets?\b|\btargets? on the (right|left)\b")
 _RE_PLACE_ON_TARGET = re.compile(rf"\b(?:{'|'.join(PLACING_VERBS)})\w* (?:\w+ ){{0,4}}?(?:on|onto|upon) (?:the |a )?(?:\w+ )?target\b")
 _RE_STOP = re.compile(r"\b(?:stop|finish|end)\b")
-_RE_EVENT_ORDINAL = re.compile(rf"\b({_ORD}) (?:{_EVENT_NOUNS})s?\b")
+_RE_EVENT_ORDINAL = re.compile(rf"\b({_ORD}) ({_EVENT_NOUNS})s?\b")
 _RE_REFERENCE_ORDINAL = re.compile(
     rf"\b(?:the|its) ({_ORD})\b(?! (?:{_EVENT_NOUNS})s?\b)|\b(?:placed|put|set|visited|went|landed|left)(?: (?:on|onto|at|to|in))? ({_ORD})\b"
 )
@@ -440,7 +440,8 @@ class InstructionSpecifier:
             ordinal = parse_ordinal(reference_ordinal.group(1) or reference_ordinal.group(2))
         elif event_ordinal:
             ordinal = parse_ordinal(event_ordinal.group(1))
-            if _RE_ARRIVAL.search(flat):
+            # "its third visit", "the third go at the target": the noun itself is the arrival
+            if _RE_ARRIVAL.search(flat) or (event_ordinal.group(2) != "time" and "target" in flat):
                 ordinal_event = "arrival"
             else:
                 unfilled.append("ordinal_event")

@@ -368,6 +368,14 @@ def test_verbs_of_finding_under_a_cover_bind_like_hiding():
     ("watch the video carefully, then grasp the same end of the same peg you've picked before and insert it into "
      "the same side of the box",
      "Take the peg that was used in the video, hold it by the same end, and insert it from the same side."),
+    ("pick up the red cube and place it on the target, repeating this pick-and-place action three times, then press the button to stop",
+     "Place the red cube on the target 3x, then press the button."),
+    ("pick up the red cube and place it on the target, repeating this pick-and-place action three times, then press the button to stop",
+     "Three pick-and-place rounds of the red cube onto the target, then the button."),
+    ("put two red cubes and one blue cube into the bin, then press the button to stop",
+     "Put a pair of red cubes and a single blue cube in the bin, then press the button."),
+    ("press the button to stop the cube exactly at the target on its third visit",
+     "On the cube's third trip to the target, press the button."),
 ])
 def test_wordings_without_the_templates_cue_words_read_the_same(template, goal):
     """Demonstrated objects named by what was done to them or where they were seen, manners by likeness,
