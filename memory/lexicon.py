@@ -63,7 +63,7 @@ HIDING_WORDS: tuple[str, ...] = (
 
 HIGHLIGHT_PATTERN = (
     r"\bhighlight\w*|\bmarked\b|\blit up\b|\blit\b|\billuminated\b|\bglowing\b|\bflagged\b|\bspotlit\b"
-    r"|\bwhite (?:area|patch|spot|mark|highlight|disc|disk|circle|light|glow|ring)s?\b"
+    r"|\bwhite (?:area|patch|spot|mark|highlight|disc|disk|circle|light|glow|ring)(?:e?s)?\b"
 )
 """Marks the scene showed on objects during the episode ("highlighted", "marked by a white spot")."""
 

@@ -308,6 +308,8 @@ _RE_HANDLED_OBJECT = re.compile(
     rf"(?:\w+ ){{0,4}}?(?:{_HANDLED})\b"
     # "the peg from the video", "the cube in the demonstration"
     rf"|\b({_ROLE})s? (?:from|in|of) the (?:{_DEMO})\b"
+    # "the video's cube"
+    rf"|\b(?:{_DEMO})'s ({_ROLE})\b"
     # "the demonstrated peg", "the original cube"
     rf"|\b(?:demonstrated|shown|original) ({_ROLE})\b"
     # "pick that peg up again"

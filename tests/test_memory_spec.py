@@ -376,6 +376,11 @@ def test_verbs_of_finding_under_a_cover_bind_like_hiding():
      "Put a pair of red cubes and a single blue cube in the bin, then press the button."),
     ("press the button to stop the cube exactly at the target on its third visit",
      "On the cube's third trip to the target, press the button."),
+    ("watch the video carefully, then repeatedly pick up and put down the same block that was previously picked up "
+     "twice, finally put it down and press the button to stop",
+     "Repick the video's cube two times (pick it up, put it down), and finish with the button."),
+    ("first press the button, then pick up all cubes that have been highlighteted with white areas on the table",
+     "After pressing the button, pick up the cubes that were shown with white patches under them."),
 ])
 def test_wordings_without_the_templates_cue_words_read_the_same(template, goal):
     """Demonstrated objects named by what was done to them or where they were seen, manners by likeness,
