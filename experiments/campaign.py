@@ -5,6 +5,11 @@
     python -m experiments.campaign --stage headline-s7   # run one stage (resumes it)
     python -m experiments.campaign --publish             # copy every run dir to benchmarks/results/
 
+A session that continues the campaign works in a clone at the pinned commit and names the main
+checkout's results with ``--results DIR``: stages resume from the rows published there (copied into
+the clone's ``runs/`` when it has none) and ``--publish`` writes back there, so the rows of every
+session end up in one committed place.
+
 Why a campaign and not one command: the protocol is about 25 CPU-hours on a 2-core machine, far
 more than one session, and a table is only honest if every row in it ran at the same code. So the
 plan is data (:data:`V1`), each stage is one ``python -m experiments.run`` invocation that resumes
@@ -18,6 +23,8 @@ pairs their rows by episode.
 from __future__ import annotations
 
 import argparse
+import gzip
+import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -25,7 +32,7 @@ from pathlib import Path
 
 from experiments.config import PAPER_CONDITIONS
 from experiments.publish import PUBLISHED, commits_of, publish
-from experiments.results import read_rows
+from experiments.results import CONFIG_FILE, RESULTS_FILE, read_rows
 
 ROOT = Path(__file__).resolve().parents[1]
 RUNS = ROOT / "runs"
@@ -97,6 +104,24 @@ def head_commit() -> tuple[str, bool]:
     return commit, bool(dirty)
 
 
+def resume_from(results: Path, stages: tuple[Stage, ...] = V1) -> list[Path]:
+    """Copy each published run dir of ``results`` into ``runs/`` where ``runs/`` has none yet, so a
+    new clone resumes the campaign instead of starting it again; returns the dirs it wrote."""
+    written = []
+    for run_dir in dict.fromkeys(s.run_dir for s in stages):
+        src, dst = Path(results) / run_dir, RUNS / run_dir
+        rows = src / (RESULTS_FILE + ".gz")
+        if (dst / RESULTS_FILE).exists() or not rows.exists():
+            continue
+        dst.mkdir(parents=True, exist_ok=True)
+        with gzip.open(rows, "rb") as fin, open(dst / RESULTS_FILE, "wb") as fout:
+            shutil.copyfileobj(fin, fout)
+        if (src / CONFIG_FILE).exists():
+            shutil.copy(src / CONFIG_FILE, dst / CONFIG_FILE)
+        written.append(dst)
+    return written
+
+
 def pinned_commits(stages: tuple[Stage, ...] = V1) -> dict[str, int]:
     """Commits the campaign's existing rows ran at (local run dirs, else the published copies)."""
     found: dict[str, int] = {}
@@ -140,11 +165,11 @@ def run_stage(stage: Stage, workers: int) -> int:
     return subprocess.run([sys.executable, "-m", "experiments.run", *argv], cwd=ROOT).returncode
 
 
-def publish_all(stages: tuple[Stage, ...] = V1) -> list[Path]:
+def publish_all(stages: tuple[Stage, ...] = V1, dest_root: Path | None = None) -> list[Path]:
     out = []
     for run_dir in dict.fromkeys(s.run_dir for s in stages):
         if (RUNS / run_dir).exists():
-            out.append(publish(RUNS / run_dir, run_dir, replace=True))
+            out.append(publish(RUNS / run_dir, run_dir, dest_root=dest_root or PUBLISHED, replace=True))
     return out
 
 
@@ -155,7 +180,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--next", type=int, default=0, help="run the next N unfinished stages")
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--publish", action="store_true", help="copy the run dirs to benchmarks/results/")
+    p.add_argument("--results", type=Path, default=None,
+                   help="a benchmarks/results dir (the main checkout's) to resume from and publish to")
     args = p.parse_args(argv)
+    if args.results is not None:
+        if not args.results.is_dir():
+            p.error(f"--results {args.results}: no such directory")
+        for path in resume_from(args.results):
+            print(f"campaign: resumed {path} from {args.results}")
     by_name = {s.name: s for s in V1}
     unknown = [n for n in args.stage if n not in by_name]
     if unknown:
@@ -169,7 +201,7 @@ def main(argv: list[str] | None = None) -> int:
             if rc:
                 return rc
         if args.publish:
-            for path in publish_all():
+            for path in publish_all(dest_root=args.results):
                 print(f"published {path}")
     except CampaignError as exc:
         print(f"campaign: {exc}", file=sys.stderr)

@@ -8,6 +8,7 @@ import pytest
 
 from experiments import campaign
 from experiments.config import parse_config
+from experiments.publish import publish
 
 
 @pytest.mark.parametrize("stage", campaign.V1, ids=lambda s: s.name)
@@ -51,3 +52,23 @@ def test_a_dirty_checkout_is_refused(monkeypatch):
     monkeypatch.setattr(campaign, "head_commit", lambda: ("a" * 40, True))
     with pytest.raises(campaign.CampaignError, match="uncommitted"):
         campaign.check_pin(campaign.V1[:1])
+
+
+def test_a_new_clone_resumes_from_published_rows_and_publishes_back(tmp_path, monkeypatch):
+    monkeypatch.setattr(campaign, "RUNS", tmp_path / "clone" / "runs")
+    monkeypatch.setattr(campaign, "PUBLISHED", tmp_path / "clone" / "published")
+    monkeypatch.setattr(campaign, "head_commit", lambda: ("a" * 40, False))
+    stages = campaign.V1[:1]
+    first = tmp_path / "first_session" / "runs" / stages[0].run_dir
+    _write_rows(first, "a" * 40, n=3)
+    (first / "config.json").write_text(json.dumps({"git_commit": "a" * 40, "config": {}}))
+    results = tmp_path / "main" / "benchmarks" / "results"
+    publish(first, stages[0].run_dir, dest_root=results)
+    assert stages[0].done() == 0
+    assert campaign.resume_from(results, stages) == [campaign.RUNS / stages[0].run_dir]
+    assert stages[0].done() == 3 and campaign.check_pin(stages) == "a" * 40
+    assert campaign.resume_from(results, stages) == []  # rows already there are never overwritten
+    monkeypatch.setattr(campaign, "head_commit", lambda: ("c" * 40, False))
+    with pytest.raises(campaign.CampaignError, match="aaaaaaaaaaaa"):
+        campaign.check_pin(stages)
+    assert campaign.publish_all(stages, dest_root=results) == [results / stages[0].run_dir]
