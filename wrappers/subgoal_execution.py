@@ -44,11 +44,11 @@ from dataclasses import replace
 import gymnasium as gym
 import numpy as np
 
+from envs.episode_timings import TIMING_KEYS, read_timings, start_timings
 from envs.spaces import subgoal_action_space, subgoal_observation, subgoal_observation_space
 from policies.base import PolicyError
 from subgoals.frames import Frame
 
-_TIMING_KEYS = ("policy_s", "env_s", "render_s", "reset_s", "renders")
 
 
 class SubgoalExecution(gym.Wrapper):
@@ -96,7 +96,7 @@ class SubgoalExecution(gym.Wrapper):
         self.policy_seed = policy_seed
         self._obs: dict | None = None
         self._info: dict | None = None
-        self._t: dict[str, float] = dict.fromkeys(_TIMING_KEYS, 0.0)
+        self._t: dict[str, float] = dict.fromkeys(TIMING_KEYS, 0.0)
         self._timer0: dict[str, float] = {}
 
     @property
@@ -106,14 +106,10 @@ class SubgoalExecution(gym.Wrapper):
     @property
     def timings(self) -> dict[str, float]:
         """This episode's times (see the module docstring); a fresh dict on every read."""
-        out = dict(self._t)
-        for name, clock in self.timers.items():
-            out[name] = float(clock()) - self._timer0.get(name, 0.0)
-        return out
+        return read_timings(self._t, self.timers, self._timer0)
 
     def reset(self, *, seed=None, options=None):
-        self._t = dict.fromkeys(_TIMING_KEYS, 0.0)
-        self._timer0 = {name: float(clock()) for name, clock in self.timers.items()}
+        self._t, self._timer0 = start_timings(self.timers)
         t0 = time.perf_counter()
         obs, info = self.env.reset(seed=seed, options=options)
         self._t["reset_s"] += time.perf_counter() - t0

@@ -30,6 +30,7 @@ from collections.abc import Callable, Mapping
 import gymnasium as gym
 import numpy as np
 
+from envs.episode_timings import TIMING_KEYS, read_timings, start_timings
 from envs.episodes import EpisodeSpec
 from envs.official import mapping as M
 from envs.official.slots import history_slot, nearest, slot_name
@@ -37,7 +38,6 @@ from envs.robomme_env import DemoVideo
 from envs.spaces import subgoal_action_space, subgoal_observation, subgoal_observation_space
 from subgoals.frames import Frame
 
-_TIMING_KEYS = ("policy_s", "env_s", "render_s", "reset_s", "renders")
 
 
 class _ActionTap(gym.Wrapper):
@@ -87,7 +87,7 @@ class OfficialSubgoalEnv(gym.Env):
         self.env = None
         self._actions: list[np.ndarray] = []
         self._info: dict = {}
-        self._t: dict[str, float] = dict.fromkeys(_TIMING_KEYS, 0.0)
+        self._t: dict[str, float] = dict.fromkeys(TIMING_KEYS, 0.0)
         self._timer0: dict[str, float] = {}
         self.status, self.error, self.clock, self.steps = "ongoing", None, 0, 0
         self._clock0 = 0
@@ -105,10 +105,7 @@ class OfficialSubgoalEnv(gym.Env):
 
     @property
     def timings(self) -> dict[str, float]:
-        out = dict(self._t)
-        for name, clock in self.timers.items():
-            out[name] = float(clock()) - self._timer0.get(name, 0.0)
-        return out
+        return read_timings(self._t, self.timers, self._timer0)
 
     @property
     def official(self):
@@ -233,8 +230,7 @@ class OfficialSubgoalEnv(gym.Env):
         if spec.task != self.task_name:
             raise ValueError(f"episode for task {spec.task!r} given to an official {self.task_name} env")
         super().reset(seed=seed)  # gymnasium's np_random; the episode alone decides the scene
-        self._t = dict.fromkeys(_TIMING_KEYS, 0.0)
-        self._timer0 = {name: float(clock()) for name, clock in self.timers.items()}
+        self._t, self._timer0 = start_timings(self.timers)
         t0 = time.perf_counter()
         self.close()
         seed_meta, _ = self.builder.resolve_episode(spec.episode_idx)
