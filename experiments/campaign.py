@@ -68,15 +68,19 @@ class Stage:
             "--goal-style", self.goal_style, "--workers", str(workers), "--out", str(RUNS / self.run_dir),
         ]
 
+    def selects(self, row: dict) -> bool:
+        """Whether ``row`` is one of this stage's planned units (the README's ``stage=`` filter)."""
+        lo, hi = (int(v) for v in self.episodes.split(":"))
+        return (row.get("condition") in self.conditions and row.get("seed") in self.seeds
+                and lo <= row.get("episode", -1) < hi and row.get("split", self.split) == self.split
+                and row.get("goal_style", self.goal_style) == self.goal_style)
+
     def done(self) -> int:
         """Rows of this stage already in its run directory (any status)."""
         path = RUNS / self.run_dir
         if not path.exists():
             return 0
-        lo, hi = (int(v) for v in self.episodes.split(":"))
-        want = set(self.conditions)
-        return sum(1 for r in read_rows(path, warn=False)
-                   if r.get("condition") in want and r.get("seed") in self.seeds and lo <= r.get("episode", -1) < hi)
+        return sum(1 for r in read_rows(path, warn=False) if self.selects(r))
 
 
 HEADLINE = ("oracle", "no-memory", "memory")

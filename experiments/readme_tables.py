@@ -9,7 +9,10 @@ A result section of the README is a block between two markers::
 ``name`` is a directory under ``benchmarks/results/`` (written by ``python -m experiments.publish``:
 the run's ``config.json`` and its rows, all from one clean commit), ``section`` one of
 :data:`SECTIONS`. Optional ``conditions=a,b,c`` keeps only those conditions, ``split=val`` only that
-split's rows. ``section=rewording baseline=OTHER`` compares ``name``'s rows with the same episodes of
+split's rows, ``stage=a,b`` only the rows of those Results v1 campaign stages
+(``experiments/campaign.py``), and refuses a stage that is not complete, so a table never mixes a
+finished arm with a half-run one. ``reference=COND`` is the condition ``section=paired`` pairs the
+others against (default ``no-memory``). ``section=rewording baseline=OTHER`` compares ``name``'s rows with the same episodes of
 ``OTHER`` (the same arm with the template goals; both must come from one commit). ``python -m experiments.report --readme README.md`` rewrites every block from the
 results; ``python -m experiments.report --check README.md`` exits 1 naming each block that differs
 (the default test suite runs it, so a hand-edited or stale number fails CI).
@@ -48,20 +51,25 @@ class Block:
     conditions: tuple[str, ...] | None = None
     split: str | None = None
     baseline: str | None = None
+    stages: tuple[str, ...] | None = None
+    reference: str | None = None
 
     @classmethod
     def parse(cls, args: str) -> "Block":
         kv = dict(_ARG.findall(args))
-        unknown = set(kv) - {"name", "section", "conditions", "split", "baseline"}
+        unknown = set(kv) - {"name", "section", "conditions", "split", "baseline", "stage", "reference"}
         if unknown or "name" not in kv or "section" not in kv:
             raise ValueError(f"bad results marker arguments {args!r} (need name= and section=; "
-                             f"optional conditions=, split=, baseline=)")
+                             f"optional conditions=, split=, baseline=, stage=, reference=)")
         if (kv["section"] == "rewording") != ("baseline" in kv):
             raise ValueError(f"bad results marker arguments {args!r}: section=rewording and baseline= go together")
         if kv["section"] not in SECTIONS:
             raise ValueError(f"unknown results section {kv['section']!r} (known: {', '.join(SECTIONS)})")
+        if "reference" in kv and kv["section"] != "paired":
+            raise ValueError(f"bad results marker arguments {args!r}: reference= goes with section=paired")
         conds = tuple(kv["conditions"].split(",")) if "conditions" in kv else None
-        return cls(kv["name"], kv["section"], conds, kv.get("split"), kv.get("baseline"))
+        stages = tuple(kv["stage"].split(",")) if "stage" in kv else None
+        return cls(kv["name"], kv["section"], conds, kv.get("split"), kv.get("baseline"), stages, kv.get("reference"))
 
 
 def _table_only(md: str) -> str:
@@ -77,8 +85,8 @@ def _suites(rows):
     return suite_table(rows)[0]
 
 
-def _paired(rows):
-    return _table_only(paired_section(rows)[0].split("## Ablations")[0])
+def _paired(rows, reference="no-memory"):
+    return _table_only(paired_section(rows, baseline=reference)[0].split("## Ablations")[0])
 
 
 def _ablations(rows):
@@ -137,6 +145,30 @@ def _rewording(rows, baseline):
                      "reworded ÷ template", "episodes whose outcome differs"], body)
 
 
+def _anchors(rows):
+    from experiments.paper_comparison import anchors_section
+
+    return anchors_section(rows)[0]
+
+
+def _specificity(rows):
+    from experiments.paper_comparison import specificity_section
+
+    return specificity_section(rows)[0]
+
+
+def _failures(rows):
+    from experiments.failure_reasons import failures_section
+
+    return failures_section(rows)[0]
+
+
+def _cost(rows):
+    from experiments.cost_section import cost_section
+
+    return cost_section(rows)[0]
+
+
 SECTIONS: dict[str, Callable] = {
     "tasks": _tasks,
     "suites": _suites,
@@ -147,7 +179,31 @@ SECTIONS: dict[str, Callable] = {
     "splits": _splits,
     "rewording": _rewording,
     "tiers": _tiers,
+    "anchors": _anchors,
+    "specificity": _specificity,
+    "failures": _failures,
+    "cost": _cost,
 }
+
+
+def stage_rows(rows: list, stages: tuple[str, ...], name: str) -> list:
+    """The rows of the named campaign stages; raises naming a stage that is unknown or incomplete."""
+    from experiments.campaign import V1
+
+    by_name = {s.name: s for s in V1}
+    out: list = []
+    for n in stages:
+        stage = by_name.get(n)
+        if stage is None:
+            raise ValueError(f"results {name!r}: unknown stage {n!r} (known: {', '.join(by_name)})")
+        if stage.run_dir != name:
+            raise ValueError(f"results {name!r}: stage {n!r} writes to {stage.run_dir!r}, not here")
+        mine = [r for r in rows if stage.selects(r)]
+        if len(mine) < stage.planned:
+            raise ValueError(f"results {name!r}: stage {n!r} has {len(mine)} of its {stage.planned} rows; "
+                             f"a README table is built from complete stages only")
+        out += mine  # the plan's stages never share a unit (tested in tests/test_campaign.py)
+    return out
 
 
 def render_block(block: Block, root: Path = PUBLISHED) -> str:
@@ -157,13 +213,15 @@ def render_block(block: Block, root: Path = PUBLISHED) -> str:
     if not rows:
         raise ValueError(f"results {block.name!r}: no rows under {path}")
     commit = check_publishable(rows)
+    if block.stages:
+        rows = stage_rows(rows, block.stages, block.name)
     if block.split:
         rows = [r for r in rows if r["split"] == block.split]
     if block.conditions:
         rows = [r for r in rows if r["condition"] in block.conditions]
     if not rows:
         raise ValueError(f"results {block.name!r}: no rows for split={block.split} conditions={block.conditions}")
-    source = f"`benchmarks/results/{block.name}`"
+    source = f"`benchmarks/results/{block.name}`" + (f" (stage {', '.join(block.stages)})" if block.stages else "")
     if block.baseline:
         baseline = read_rows(root / block.baseline, warn=False)
         if not baseline:
@@ -174,6 +232,9 @@ def render_block(block: Block, root: Path = PUBLISHED) -> str:
                              f"{other[:10]}: a comparison must come from one commit")
         table = SECTIONS[block.section](rows, baseline)
         source += f" against `benchmarks/results/{block.baseline}`"
+    elif block.reference:
+        table = SECTIONS[block.section](rows, block.reference)
+        source += f" paired against `{block.reference}`"
     else:
         table = SECTIONS[block.section](rows)
     seeds = sorted({int(r["seed"]) for r in rows})

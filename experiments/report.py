@@ -15,6 +15,12 @@ the first), prints the report and writes it beside the first run directory (or `
   ``no-memory``, and of every ``memory-*`` ablation against ``memory``;
 - ``report_ablation_matrix.csv``: task x ablation, ablated minus full success in points;
 - ``report_memory.csv``: memory reads, abstentions and read accuracy per task and condition;
+- ``report_anchors.csv``: each arm's all-task mean beside the SimpleARM paper's
+  (``experiments/paper_comparison.py``);
+- ``report_specificity.csv``: per ablation, the tasks it hurts and spares beside the paper's;
+- ``report_failures.csv``: one reason per episode the memory arm failed and the oracle solved
+  (``experiments/failure_reasons.py``);
+- ``report_cost.csv``: CPU-hours and seconds per episode by condition (``experiments/cost_section.py``);
 - ``report_ood_tiers.csv``: on ood rows, success per task and tier, memory ÷ oracle, read and count
   accuracy (``experiments/tier_report.py``);
 - ``report_<suite>.png``: one bar chart per suite (mean +- sd over seeds).
@@ -35,6 +41,9 @@ from typing import Any
 import tyro
 
 from envs.episodes import SUITES
+from experiments.cost_section import cost_section
+from experiments.failure_reasons import failures_section
+from experiments.paper_comparison import anchors_section, specificity_section
 from experiments.report_sections import (
     ablation_matrix,
     condition_order,
@@ -111,9 +120,20 @@ def build_report(
     a_md, a_rec = state_accuracy_section(rows)
     h_md, h_rec = history_audit_section(rows)
     o_md, o_rec = tier_section(rows)
+    an_md, an_rec = anchors_section(rows)
+    sp_md, sp_rec = specificity_section(rows, control=control)
+    f_md, f_rec = failures_section(rows, control)
+    c_md, c_rec = cost_section(rows)
     parts = head + ["## Success by task", "", t_md, "", "## Success by suite", "", s_md, ""]
+    if an_rec:
+        parts += ["## All-task means beside the SimpleARM paper's", "", an_md, ""]
     parts += [p for p in (p_md, m_md) if p]
+    if sp_rec:
+        parts += ["## Mechanism specificity: the tasks each ablation hurts, beside the paper's", "", sp_md, ""]
     parts += [r_md] + [p for p in (h_md, a_md, o_md) if p]
+    if f_rec:
+        parts += [f"## Why `{control}` failed where the oracle succeeded", "", f_md, ""]
+    parts += ["## Cost", "", c_md, ""]
     return Report(
         "\n".join(parts).rstrip() + "\n",
         {
@@ -125,6 +145,10 @@ def build_report(
             "state_accuracy": a_rec,
             "history_audit": h_rec,
             **({"ood_tiers": o_rec} if o_rec else {}),
+            **({"anchors": an_rec} if an_rec else {}),
+            **({"specificity": sp_rec} if sp_rec else {}),
+            **({"failures": f_rec} if f_rec else {}),
+            "cost": c_rec,
         },
     )
 

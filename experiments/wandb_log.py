@@ -103,10 +103,12 @@ def _mean(v: list[Any]) -> float:
     return sum(v) / len(v) if v else math.nan
 
 
-def log_results(cfg: ExperimentConfig, rows: list[Row]) -> list[Path]:
+def log_results(cfg: ExperimentConfig, rows: list[Row], *, name_prefix: str = "", tags: tuple[str, ...] = ()) -> list[Path]:
     """Log ``rows`` as one W&B run per (condition, seed); returns the runs' local directories.
 
-    Does nothing when ``cfg.logging.wandb == "disabled"``.
+    ``name_prefix`` keeps run names apart when several run directories share one group
+    (``experiments/wandb_group.py``); ``tags`` are added to every run's. Does nothing when
+    ``cfg.logging.wandb == "disabled"``.
     """
     if cfg.logging.wandb == "disabled" or not rows:
         return []
@@ -123,17 +125,17 @@ def log_results(cfg: ExperimentConfig, rows: list[Row]) -> list[Path]:
             except ValueError:
                 flags = {}
             config = {**cfg.flat_dict(), "condition": cond, "seed": seed, "condition_spec": flags}
-            tags = [cond, f"seed:{seed}", f"split:{cfg.scope.split}", f"composer:{cfg.composer_for(cond)}", f"policy:{cfg.policy.kind}"]
+            run_tags = [*tags, cond, f"seed:{seed}", f"split:{cfg.scope.split}", f"composer:{cfg.composer_for(cond)}", f"policy:{cfg.policy.kind}"]
             if cfg.preset:
-                tags.append(f"preset:{cfg.preset}")
+                run_tags.append(f"preset:{cfg.preset}")
             run = wandb.init(
                 project=cfg.logging.wandb_project,
                 entity=cfg.logging.wandb_entity,
                 group=cfg.group,
-                name=f"{cond}-s{seed}",
+                name=f"{name_prefix}{cond}-s{seed}",
                 job_type="eval",
                 config=config,
-                tags=tags,
+                tags=run_tags,
                 mode=cfg.logging.wandb,
                 dir=str(wandb_dir(cfg).resolve()),
                 settings=wandb.Settings(console="off", silent=True, x_disable_stats=True, save_code=False),

@@ -72,3 +72,15 @@ def test_a_new_clone_resumes_from_published_rows_and_publishes_back(tmp_path, mo
     with pytest.raises(campaign.CampaignError, match="aaaaaaaaaaaa"):
         campaign.check_pin(stages)
     assert campaign.publish_all(stages, dest_root=results) == [results / stages[0].run_dir]
+
+
+def test_no_two_stages_plan_the_same_unit():
+    """README blocks join stages by concatenating their rows: that is only right if none overlap."""
+    units = {}
+    for s in campaign.V1:
+        lo, hi = (int(v) for v in s.episodes.split(":"))
+        for c in s.conditions:
+            for seed in s.seeds:
+                key = (s.run_dir, c, seed, s.split, s.goal_style)
+                assert key not in units, f"{s.name} and {units[key]} both plan {key}"
+                units[key] = s.name

@@ -53,3 +53,25 @@ def test_disabled_logs_nothing(tmp_path):
     cfg = ExperimentConfig.from_flat(tasks=("BinFill",), out=tmp_path, wandb="disabled")
     assert log_results(cfg, [fx.det_unit(u, cfg).to_dict() for u in make_units(cfg)]) == []
     assert not (tmp_path / "wandb").exists()
+
+
+def test_published_results_mirror_into_one_group(tmp_path, monkeypatch):
+    """A campaign published over several sessions logs as one W&B group, plus a report run per name."""
+    from experiments.publish import publish
+    from experiments.wandb_group import GroupArgs, log_group
+
+    monkeypatch.delenv("WANDB_MODE", raising=False)
+    cfg = ExperimentConfig.from_flat(tasks=("BinFill",), episodes=("0:2",), seeds=(7,), conditions=("oracle", "memory"),
+                                     out=tmp_path / "run")
+    rows = [dict(fx.det_unit(u, cfg).to_dict(), code_commit="a" * 40, code_dirty=False) for u in make_units(cfg)]
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "episodes.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    (tmp_path / "run" / "config.json").write_text(json.dumps({"git_commit": "a" * 40, "config": cfg.flat_dict()}))
+    publish(tmp_path / "run", "v1_demo", dest_root=tmp_path / "results")
+
+    dirs = log_group(GroupArgs(names=("v1_demo",), group="v1", out=tmp_path / "wb", root=tmp_path / "results"))
+    assert len(dirs) == 3  # oracle-s7, memory-s7, the report
+    logs = b"".join(next(d.glob("run-*.wandb")).read_bytes() for d in dirs)
+    for needle in (b"v1_demo/oracle-s7", b"v1_demo/memory-s7", b"v1_demo/report", b"report/tasks", b"results:v1_demo"):
+        assert needle in logs, needle
+    assert all((tmp_path / "wb" / "wandb") in d.parents for d in dirs)
