@@ -2,7 +2,8 @@
 
     python -m experiments.publish runs/quick quick_test_0_10
 
-copies the run's ``config.json`` and writes its rows, compressed, to ``episodes.jsonl.gz``. Only a
+copies the run's ``config.json`` (and the ``config.<n>.json`` a resumed run set aside) and writes its
+rows, compressed, to ``episodes.jsonl.gz``; a ``NOTES.md`` already in the destination is kept. Only a
 run whose every row ran at one commit with a clean checkout is published: a README table generated
 from it (``python -m experiments.report --readme README.md``) can then name that one commit and
 mean it. A name that exists is refused unless ``--replace`` is given.
@@ -49,6 +50,9 @@ def check_publishable(rows: list[dict]) -> str:
     return next(iter(commits))
 
 
+NOTES_FILE = "NOTES.md"
+
+
 def publish(run_dir: Path, name: str, *, dest_root: Path = PUBLISHED, replace: bool = False) -> Path:
     """Copy ``run_dir``'s config and rows to ``dest_root/name``; returns that directory."""
     if not name or "/" in name or name.startswith("."):
@@ -62,12 +66,19 @@ def publish(run_dir: Path, name: str, *, dest_root: Path = PUBLISHED, replace: b
     if doc.get("git_commit") != commit:
         raise PublishError(f"{config} names commit {doc.get('git_commit')}, the rows ran at {commit}")
     dest = dest_root / name
+    notes = None
     if dest.exists():
         if not replace:
             raise PublishError(f"{dest} exists (use --replace)")
+        notes = (dest / NOTES_FILE).read_text() if (dest / NOTES_FILE).exists() else None
         shutil.rmtree(dest)
     dest.mkdir(parents=True)
     shutil.copyfile(config, dest / CONFIG_FILE)
+    # a run dir resumed with other conditions keeps its earlier configs as config.<n>.json: so does the copy
+    for earlier in sorted(Path(run_dir).glob("config.*.json")):
+        shutil.copyfile(earlier, dest / earlier.name)
+    if notes is not None:  # the hand-written account of a campaign's sessions outlives a re-publish
+        (dest / NOTES_FILE).write_text(notes)
     rows.sort(key=lambda r: (r["task"], r["split"], r["condition"], int(r["seed"]), int(r["episode"])))
     # mtime=0: the same rows give the same bytes, so a re-publish shows no spurious diff
     with open(dest / (RESULTS_FILE + ".gz"), "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as f:

@@ -103,3 +103,13 @@ def test_a_rewording_block_pairs_episodes_and_refuses_two_commits(tmp_path):
     readme.write_text("<!-- results name=rew section=rewording -->\n<!-- /results -->\n")
     with pytest.raises(ValueError, match="go together"):
         write_readme(readme, results)
+
+
+def test_a_republish_keeps_the_notes_and_the_earlier_configs(tmp_path):
+    run = _run_dir(tmp_path, [_row()])
+    (run / "config.1.json").write_text(json.dumps({"git_commit": "a" * 40, "config": {"conditions": ["oracle"]}}))
+    dest = publish(run, "demo", dest_root=tmp_path / "results")
+    assert (dest / "config.1.json").exists()
+    (dest / "NOTES.md").write_text("session 1 ran the first stage\n")
+    publish(run, "demo", dest_root=tmp_path / "results", replace=True)
+    assert (dest / "NOTES.md").read_text() == "session 1 ran the first stage\n"
