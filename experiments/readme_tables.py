@@ -11,7 +11,8 @@ the run's ``config.json`` and its rows, all from one clean commit), ``section`` 
 :data:`SECTIONS`. Optional ``conditions=a,b,c`` keeps only those conditions, ``split=val`` only that
 split's rows, ``stage=a,b`` only the rows of those Results v1 campaign stages
 (``experiments/campaign.py``), and refuses a stage that is not complete, so a table never mixes a
-finished arm with a half-run one. ``reference=COND`` is the condition ``section=paired`` pairs the
+finished arm with a half-run one (``section=campaign`` shows how far each stage writing to ``name``
+has got). ``reference=COND`` is the condition ``section=paired`` pairs the
 others against (default ``no-memory``). ``section=rewording baseline=OTHER`` compares ``name``'s rows with the same episodes of
 ``OTHER`` (the same arm with the template goals; both must come from one commit). ``python -m experiments.report --readme README.md`` rewrites every block from the
 results; ``python -m experiments.report --check README.md`` exits 1 naming each block that differs
@@ -183,7 +184,25 @@ SECTIONS: dict[str, Callable] = {
     "specificity": _specificity,
     "failures": _failures,
     "cost": _cost,
+    "campaign": None,  # needs the block's name: rendered by campaign_table
 }
+
+
+def campaign_table(rows: list, name: str) -> str:
+    """The Results v1 stages that write to ``name``: rows published so far against the plan, the
+    stage's CPU-hours so far (episode wall time summed), and whether its tables may be built."""
+    from experiments.campaign import V1
+
+    body = []
+    for stage in (s for s in V1 if s.run_dir == name):
+        mine = [r for r in rows if stage.selects(r)]
+        hours = sum(float(r.get("wall_s") or 0.0) for r in mine) / 3600
+        state = "complete" if len(mine) >= stage.planned else "running" if mine else "not started"
+        body.append([stage.name, " ".join(stage.conditions), f"{stage.split} {stage.episodes.replace(':', '–')}",
+                     " ".join(map(str, stage.seeds)), len(mine), stage.planned, f"{hours:.1f}", state])
+    if not body:
+        raise ValueError(f"results {name!r}: no campaign stage writes here")
+    return md_table(["stage", "conditions", "episodes", "seeds", "rows", "planned", "CPU-hours", "state"], body)
 
 
 def stage_rows(rows: list, stages: tuple[str, ...], name: str) -> list:
@@ -232,6 +251,8 @@ def render_block(block: Block, root: Path = PUBLISHED) -> str:
                              f"{other[:10]}: a comparison must come from one commit")
         table = SECTIONS[block.section](rows, baseline)
         source += f" against `benchmarks/results/{block.baseline}`"
+    elif block.section == "campaign":
+        table = campaign_table(rows, block.name)
     elif block.reference:
         table = SECTIONS[block.section](rows, block.reference)
         source += f" paired against `{block.reference}`"

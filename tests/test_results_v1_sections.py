@@ -133,3 +133,22 @@ def test_a_stage_filter_names_an_unknown_stage(tmp_path):
     readme.write_text("<!-- results name=demo section=tasks stage=nonesuch -->\n<!-- /results -->\n")
     with pytest.raises(ValueError, match="unknown stage 'nonesuch'"):
         write_readme(readme, results)
+
+
+def test_the_campaign_block_shows_each_stage_against_its_plan(tmp_path, monkeypatch):
+    monkeypatch.setattr(campaign, "V1", (campaign.Stage("tiny", "demo", ("oracle",), "0:2"),
+                                         campaign.Stage("later", "demo", ("memory",), "0:2"),
+                                         campaign.Stage("elsewhere", "other", ("memory",), "0:2")))
+    monkeypatch.setattr(campaign, "TASKS", 1)
+    run = tmp_path / "run"
+    run.mkdir()
+    rows = [_row(condition="oracle", episode=e, success=True, wall_s=1800.0) for e in range(2)]
+    (run / "episodes.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    (run / "config.json").write_text(json.dumps({"git_commit": "a" * 40, "config": {}}))
+    publish(run, "demo", dest_root=tmp_path / "results")
+    readme = tmp_path / "README.md"
+    readme.write_text("<!-- results name=demo section=campaign -->\n<!-- /results -->\n")
+    write_readme(readme, tmp_path / "results")
+    text = readme.read_text()
+    assert "| tiny | oracle | test 0–2 | 7 | 2 | 2 | 1.0 | complete |" in text
+    assert "| later | memory | test 0–2 | 7 | 0 | 2 | 0.0 | not started |" in text and "elsewhere" not in text
