@@ -14,7 +14,8 @@ audit says which part: the retrospective probes compare the memory's state with 
    gate let a history-dependent subgoal pass without a read);
 4. ``execution``: every history-dependent decision was right; the policy's execution failed.
 
-Rows without an audit (a researcher's own memory, say) are ``unaudited``. This reads only rows:
+Rows without an audit (a researcher's own memory, say) are ``unaudited``. Probes are timed by the
+env's clock, which counts a demonstration's frames too; subgoals and outcomes by the robot's steps. This reads only rows:
 ground truth enters through the audit the episode wrote, never through the memory.
 """
 
@@ -77,7 +78,7 @@ def classify(row: Row) -> FailureReason:
                                                              f"missing on {missing}/{asked}" if missing else "") if p))
         first = next((e for e in (memory.get("assessment") or {}).get("log") or [] if e.get("verdict") != "right"), None)
         if first:
-            parts.append(f"first at step {first.get('step')}: {_short(first.get('question'))} memory "
+            parts.append(f"first at clock {first.get('step')}: {_short(first.get('question'))} memory "
                          f"{_short(first.get('memory'))}, truth {_short(first.get('truth'))}")
         return FailureReason(**head, cause="state wrong", detail="; ".join(parts) + f"; {end}")
 

@@ -47,7 +47,7 @@ def test_each_failure_gets_the_first_cause_its_audit_supports():
     log = [{"step": 40, "question": "how many times?", "memory": 1, "truth": 1, "verdict": "right"},
            {"step": 96, "question": "how many times?", "memory": 1, "truth": 2, "verdict": "wrong"}]
     state = classify(_row(memory=_probes("count", 4, wrong=2, log=log), history_audit=_audit(3, wrong=2)))
-    assert state.cause == "state wrong" and "first at step 96" in state.line and "truth 2" in state.line
+    assert state.cause == "state wrong" and "first at clock 96" in state.line and "truth 2" in state.line
     grounding = classify(_row(memory=_probes("binding", 4), history_audit=_audit(3, wrong=1),
                               subgoals=[{"step": 8, "right": True}, {"step": 24, "right": False, "executed": "pick up the cube at <1, 2>",
                                                                       "oracle": "pick up the cube at <5, 6>"}]))
