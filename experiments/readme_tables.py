@@ -129,21 +129,29 @@ def _splits(rows):
 
 
 def _rewording(rows, baseline):
-    """Per task: the arm's success with reworded goals against the same episodes with template goals."""
+    """Per condition and task: success with reworded goals against the same episodes with template
+    goals, and each condition's total (the paper's rewording cost is that total's Δ)."""
     key = lambda r: (r["task"], r["condition"], r["episode"], r["seed"])  # noqa: E731
     base = {key(r): r for r in baseline}
-    body, tot = [], [0, 0, 0, 0]
+    body = []
     for cond in sorted({r["condition"] for r in rows}):
+        tot = [0, 0, 0, 0]
         for t in task_order(rows):
             pairs = [(base[key(r)], r) for r in rows if r["task"] == t and r["condition"] == cond and key(r) in base]
             pairs = [(b, r) for b, r in pairs if "error" not in (b.get("status"), r.get("status"))]
             a, w = sum(bool(b["success"]) for b, _ in pairs), sum(bool(r["success"]) for _, r in pairs)
             flips = sum(bool(b["success"]) != bool(r["success"]) for b, r in pairs)
-            body.append([cond, t, len(pairs), a, w, f"{w / a:.2f}" if a else "–", flips])
+            body.append([cond, t, len(pairs), a, w, f"{w / a:.2f}" if a else "–", _points(w - a, len(pairs)), flips])
             tot = [tot[0] + len(pairs), tot[1] + a, tot[2] + w, tot[3] + flips]
-    body.append(["", "**all**", tot[0], tot[1], tot[2], f"{tot[2] / tot[1]:.2f}" if tot[1] else "–", tot[3]])
+        body.append([cond, "**all**", tot[0], tot[1], tot[2], f"{tot[2] / tot[1]:.2f}" if tot[1] else "–",
+                     _points(tot[2] - tot[1], tot[0]), tot[3]])
     return md_table(["condition", "task", "episodes", "template successes", "reworded successes",
-                     "reworded ÷ template", "episodes whose outcome differs"], body)
+                     "reworded ÷ template", "Δ pts", "episodes whose outcome differs"], body)
+
+
+def _points(diff: int, n: int) -> str:
+    """A success difference over ``n`` paired episodes in points (the paper's rewording cost is -17.8)."""
+    return f"{100 * diff / n:+.1f}" if n else "–"
 
 
 def _anchors(rows):

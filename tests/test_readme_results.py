@@ -94,7 +94,7 @@ def test_a_rewording_block_pairs_episodes_and_refuses_two_commits(tmp_path):
     readme.write_text("<!-- results name=rew section=rewording baseline=tmpl -->\n<!-- /results -->\n")
     write_readme(readme, results)
     text = readme.read_text()
-    assert "| memory | PickXtimes | 4 | 4 | 3 | 0.75 | 1 |" in text and "against `benchmarks/results/tmpl`" in text
+    assert "| memory | PickXtimes | 4 | 4 | 3 | 0.75 | -25.0 | 1 |" in text and "against `benchmarks/results/tmpl`" in text
     publish(_run_dir(tmp_path / "o", [dict(r, code_commit="b" * 40) for r in template], commit="b" * 40), "other",
             dest_root=results)
     readme.write_text("<!-- results name=rew section=rewording baseline=other -->\n<!-- /results -->\n")
