@@ -1,7 +1,8 @@
 """What a run cost: CPU-hours per condition and the memory layer's own time per episode.
 
 Every row records its episode's wall time (``wall_s``, one worker process on one core) and the
-split of it (``timings``: physics, rendering, policy, memory). Summed over rows, wall time is the
+split of it (``timings``: reset, which renders a demonstration video when the memory watches one,
+then physics, rendering, policy, memory). Summed over rows, wall time is the
 run's CPU-hours; the memory's seconds per episode say what the memory adds to a frozen policy's
 loop on this machine. The machine's load is not in the rows; the run's own log and
 ``benchmarks/`` speed results carry that.
@@ -33,7 +34,7 @@ def cost_section(rows: list[Row]) -> tuple[str, list[dict[str, Any]]]:
         n = len(part)
         rec: dict[str, Any] = {"condition": name.strip("*"), "episodes": n, "cpu_hours": wall / 3600,
                                "wall_s_per_episode": wall / n if n else math.nan}
-        for key in ("memory_s", "render_s", "env_s", "policy_s"):
+        for key in ("memory_s", "render_s", "env_s", "policy_s", "reset_s"):
             total, k = _sum(part, key)
             rec[f"{key}_per_episode"] = total / k if k else math.nan
         mem, k = _sum(part, "memory_s")
@@ -41,10 +42,10 @@ def cost_section(rows: list[Row]) -> tuple[str, list[dict[str, Any]]]:
                        if isinstance(r.get("timings"), dict) and "memory_s" in r["timings"])
         rec["memory_share_of_wall"] = mem / mem_wall if k and mem_wall else math.nan
         records.append(rec)
-        body.append([name, n, f"{rec['cpu_hours']:.2f}", _s(rec["wall_s_per_episode"]), _s(rec["env_s_per_episode"]),
-                     _s(rec["render_s_per_episode"]), _s(rec["memory_s_per_episode"]),
+        body.append([name, n, f"{rec['cpu_hours']:.2f}", _s(rec["wall_s_per_episode"]), _s(rec["reset_s_per_episode"]),
+                     _s(rec["env_s_per_episode"]), _s(rec["render_s_per_episode"]), _s(rec["memory_s_per_episode"]),
                      "—" if math.isnan(rec["memory_share_of_wall"]) else f"{100 * rec['memory_share_of_wall']:.0f}"])
-    md = md_table(["condition", "episodes", "CPU-hours", "s / episode", "physics s", "render s", "memory s",
+    md = md_table(["condition", "episodes", "CPU-hours", "s / episode", "reset s", "physics s", "render s", "memory s",
                    "memory % of wall"], body)
     return md, records
 

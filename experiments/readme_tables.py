@@ -206,11 +206,16 @@ def campaign_table(rows: list, name: str) -> str:
         mine = [r for r in rows if stage.selects(r)]
         hours = sum(float(r.get("wall_s") or 0.0) for r in mine) / 3600
         state = "complete" if len(mine) >= stage.planned else "running" if mine else "not started"
-        body.append([stage.name, " ".join(stage.conditions), f"{stage.split} {stage.episodes.replace(':', '–')}",
+        body.append([stage.name, " ".join(stage.conditions), _episode_range(stage),
                      " ".join(map(str, stage.seeds)), len(mine), stage.planned, f"{hours:.1f}", state])
     if not body:
         raise ValueError(f"results {name!r}: no campaign stage writes here")
     return md_table(["stage", "conditions", "episodes", "seeds", "rows", "planned", "CPU-hours", "state"], body)
+
+
+def _episode_range(stage) -> str:
+    lo, hi = (int(v) for v in stage.episodes.split(":"))
+    return f"{stage.split} {lo}–{hi - 1}"
 
 
 def stage_rows(rows: list, stages: tuple[str, ...], name: str) -> list:

@@ -150,5 +150,5 @@ def test_the_campaign_block_shows_each_stage_against_its_plan(tmp_path, monkeypa
     readme.write_text("<!-- results name=demo section=campaign -->\n<!-- /results -->\n")
     write_readme(readme, tmp_path / "results")
     text = readme.read_text()
-    assert "| tiny | oracle | test 0–2 | 7 | 2 | 2 | 1.0 | complete |" in text
-    assert "| later | memory | test 0–2 | 7 | 0 | 2 | 0.0 | not started |" in text and "elsewhere" not in text
+    assert "| tiny | oracle | test 0–1 | 7 | 2 | 2 | 1.0 | complete |" in text
+    assert "| later | memory | test 0–1 | 7 | 0 | 2 | 0.0 | not started |" in text and "elsewhere" not in text
