@@ -12,7 +12,8 @@ the run's ``config.json`` and its rows, all from one clean commit), ``section`` 
 split's rows, ``stage=a,b`` only the rows of those Results v1 campaign stages
 (``experiments/campaign.py``), and refuses a stage that is not complete, so a table never mixes a
 finished arm with a half-run one (``section=campaign`` shows how far each stage writing to ``name``
-has got). ``reference=COND`` is the condition ``section=paired`` pairs the
+has got); ``episodes=LO:HI`` keeps episodes LO..HI-1, so arms run on different ranges compare on
+the common one. ``reference=COND`` is the condition ``section=paired`` pairs the
 others against (default ``no-memory``). ``section=rewording baseline=OTHER`` compares ``name``'s rows with the same episodes of
 ``OTHER`` (the same arm with the template goals; both must come from one commit). ``python -m experiments.report --readme README.md`` rewrites every block from the
 results; ``python -m experiments.report --check README.md`` exits 1 naming each block that differs
@@ -54,14 +55,15 @@ class Block:
     baseline: str | None = None
     stages: tuple[str, ...] | None = None
     reference: str | None = None
+    episodes: tuple[int, int] | None = None
 
     @classmethod
     def parse(cls, args: str) -> "Block":
         kv = dict(_ARG.findall(args))
-        unknown = set(kv) - {"name", "section", "conditions", "split", "baseline", "stage", "reference"}
+        unknown = set(kv) - {"name", "section", "conditions", "split", "baseline", "stage", "reference", "episodes"}
         if unknown or "name" not in kv or "section" not in kv:
             raise ValueError(f"bad results marker arguments {args!r} (need name= and section=; "
-                             f"optional conditions=, split=, baseline=, stage=, reference=)")
+                             f"optional conditions=, split=, baseline=, stage=, reference=, episodes=)")
         if (kv["section"] == "rewording") != ("baseline" in kv):
             raise ValueError(f"bad results marker arguments {args!r}: section=rewording and baseline= go together")
         if kv["section"] not in SECTIONS:
@@ -70,7 +72,13 @@ class Block:
             raise ValueError(f"bad results marker arguments {args!r}: reference= goes with section=paired")
         conds = tuple(kv["conditions"].split(",")) if "conditions" in kv else None
         stages = tuple(kv["stage"].split(",")) if "stage" in kv else None
-        return cls(kv["name"], kv["section"], conds, kv.get("split"), kv.get("baseline"), stages, kv.get("reference"))
+        episodes = None
+        if "episodes" in kv:
+            m = re.fullmatch(r"(\d+):(\d+)", kv["episodes"])
+            if not m or int(m.group(1)) >= int(m.group(2)):
+                raise ValueError(f"bad results marker arguments {args!r}: episodes= takes LO:HI (half-open, LO < HI)")
+            episodes = (int(m.group(1)), int(m.group(2)))
+        return cls(kv["name"], kv["section"], conds, kv.get("split"), kv.get("baseline"), stages, kv.get("reference"), episodes)
 
 
 def _table_only(md: str) -> str:
@@ -249,6 +257,8 @@ def render_block(block: Block, root: Path = PUBLISHED) -> str:
         rows = stage_rows(rows, block.stages, block.name)
     if block.split:
         rows = [r for r in rows if r["split"] == block.split]
+    if block.episodes:
+        rows = [r for r in rows if block.episodes[0] <= int(r["episode"]) < block.episodes[1]]
     if block.conditions:
         rows = [r for r in rows if r["condition"] in block.conditions]
     if not rows:

@@ -152,3 +152,20 @@ def test_the_campaign_block_shows_each_stage_against_its_plan(tmp_path, monkeypa
     text = readme.read_text()
     assert "| tiny | oracle | test 0–1 | 7 | 2 | 2 | 1.0 | complete |" in text
     assert "| later | memory | test 0–1 | 7 | 0 | 2 | 0.0 | not started |" in text and "elsewhere" not in text
+
+
+def test_an_episode_range_compares_arms_on_their_common_episodes(tmp_path):
+    rows = [_row(condition="memory", episode=e, success=e < 2) for e in range(4)]
+    rows += [_row(condition="recent4", episode=e, success=False) for e in range(2)]
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "episodes.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    (run / "config.json").write_text(json.dumps({"git_commit": "a" * 40, "config": {}}))
+    publish(run, "demo", dest_root=tmp_path / "results")
+    readme = tmp_path / "README.md"
+    readme.write_text("<!-- results name=demo section=tasks episodes=0:2 -->\n<!-- /results -->\n")
+    write_readme(readme, tmp_path / "results")
+    assert "| counting | StopCube | 0.0 | 100.0 |" in readme.read_text()  # memory on 0-1 only, not 50 %
+    readme.write_text("<!-- results name=demo section=tasks episodes=2:1 -->\n<!-- /results -->\n")
+    with pytest.raises(ValueError, match="LO:HI"):
+        write_readme(readme, tmp_path / "results")
