@@ -153,10 +153,40 @@ def check_pin(stages: tuple[Stage, ...] = V1) -> str:
     return commit
 
 
-def status(stages: tuple[Stage, ...] = V1) -> str:
-    lines = [f"{'stage':14} {'run dir':22} {'done':>6} / planned"]
+def seconds_per_row(stages: tuple[Stage, ...] = V1) -> dict[str, float]:
+    """Mean episode wall time by condition over the campaign's rows so far (the ETA's basis)."""
+    total: dict[str, list[float]] = {}
+    for run_dir in dict.fromkeys(s.run_dir for s in stages):
+        if (RUNS / run_dir).exists():
+            for r in read_rows(RUNS / run_dir, warn=False):
+                if isinstance(r.get("wall_s"), (int, float)):
+                    total.setdefault(r["condition"], []).append(float(r["wall_s"]))
+    return {c: sum(v) / len(v) for c, v in total.items()}
+
+
+def remaining_cpu_hours(stage: Stage, done: int, per_row: dict[str, float]) -> float | None:
+    """The stage's rows still to run times their conditions' seconds per row so far; a condition not
+    yet seen counts as the full memory arm (every ablation and recent-N arm runs the memory); None
+    before any memory row exists."""
+    guess = per_row.get("memory")
+    secs = [per_row.get(c, guess) for c in stage.conditions]
+    if any(v is None for v in secs):
+        return None
+    left = max(0, stage.planned - done)
+    return left * (sum(secs) / len(secs)) / 3600
+
+
+def status(stages: tuple[Stage, ...] = V1, workers: int = 2) -> str:
+    per_row = seconds_per_row(stages)
+    lines = [f"{'stage':14} {'run dir':22} {'done':>6} / planned   CPU-h left (≈ h with {workers} workers)"]
+    total = 0.0
     for s in stages:
-        lines.append(f"{s.name:14} {s.run_dir:22} {s.done():6d} / {s.planned}")
+        done = s.done()
+        left = remaining_cpu_hours(s, done, per_row)
+        total += left or 0.0
+        eta = "?" if left is None else f"{left:6.1f} (≈ {left / workers:.1f})"
+        lines.append(f"{s.name:14} {s.run_dir:22} {done:6d} / {s.planned:<9d} {eta}")
+    lines.append(f"CPU-hours left, from each condition's seconds per row so far: {total:.1f}")
     pinned = pinned_commits(stages)
     lines.append(f"rows by commit: {pinned or 'none yet'}")
     return "\n".join(lines)
@@ -211,7 +241,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"campaign: {exc}", file=sys.stderr)
         return 2
     if args.status or not (todo or args.publish):
-        print(status())
+        print(status(workers=args.workers))
     return 0
 
 

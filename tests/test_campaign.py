@@ -84,3 +84,21 @@ def test_no_two_stages_plan_the_same_unit():
                 key = (s.run_dir, c, seed, s.split, s.goal_style)
                 assert key not in units, f"{s.name} and {units[key]} both plan {key}"
                 units[key] = s.name
+
+
+def test_status_estimates_the_cpu_hours_left_from_the_rows_so_far(tmp_path, monkeypatch):
+    monkeypatch.setattr(campaign, "RUNS", tmp_path / "runs")
+    monkeypatch.setattr(campaign, "PUBLISHED", tmp_path / "results")
+    monkeypatch.setattr(campaign, "TASKS", 1)
+    stages = (campaign.Stage("head", "v1", ("oracle", "memory"), "0:4"), campaign.Stage("abl", "v1", ("memory-no-count",), "0:4"))
+    (tmp_path / "runs" / "v1").mkdir(parents=True)
+    rows = [{"task": "StopCube", "condition": c, "episode": e, "seed": 7, "split": "test", "goal_style": "template",
+             "status": "success", "success": True, "code_commit": "a" * 40, "wall_s": w}
+            for c, w in (("oracle", 1800.0), ("memory", 3600.0)) for e in range(2)]
+    (tmp_path / "runs" / "v1" / "episodes.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    per_row = campaign.seconds_per_row(stages)
+    assert per_row == {"oracle": 1800.0, "memory": 3600.0}
+    assert campaign.remaining_cpu_hours(stages[0], 4, per_row) == 4 * 0.75  # 4 of 8 rows left at 0.75 h each
+    assert campaign.remaining_cpu_hours(stages[1], 0, per_row) == 4.0  # an ablation costs what memory does
+    text = campaign.status(stages, workers=2)
+    assert "CPU-hours left, from each condition's seconds per row so far: 7.0" in text
