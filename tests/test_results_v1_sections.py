@@ -99,36 +99,35 @@ def test_cost_sums_episode_wall_time_into_cpu_hours():
     assert by["memory"]["memory_s_per_episode"] == pytest.approx(360.0) and by["memory"]["memory_share_of_wall"] == pytest.approx(0.2)
 
 
+def _publish(tmp_path, rows, *, replace=False) -> Path:
+    """``rows`` published as ``demo`` under ``tmp_path/results`` (the README blocks' root)."""
+    run = tmp_path / "run"
+    run.mkdir(exist_ok=True)
+    (run / "episodes.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    (run / "config.json").write_text(json.dumps({"git_commit": "a" * 40, "config": {}}))
+    publish(run, "demo", dest_root=tmp_path / "results", replace=replace)
+    return tmp_path / "results"
+
+
 def test_a_readme_block_refuses_a_stage_that_is_not_complete(tmp_path, monkeypatch):
     stage = campaign.Stage("tiny", "demo", ("oracle", "memory"), "0:2")
     monkeypatch.setattr(campaign, "V1", (stage,))
     monkeypatch.setattr(campaign, "TASKS", 1)  # the tiny plan covers one task
     rows = [_row(condition=c, episode=e, success=True) for c in ("oracle", "memory") for e in range(2)]
     rows.append(_row(condition="memory", episode=5))  # outside the stage: never in its tables
-    run = tmp_path / "run"
-    run.mkdir()
-    (run / "episodes.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows[1:]))
-    (run / "config.json").write_text(json.dumps({"git_commit": "a" * 40, "config": {}}))
-    results = tmp_path / "results"
-    publish(run, "demo", dest_root=results)
+    results = _publish(tmp_path, rows[1:])
     readme = tmp_path / "README.md"
     readme.write_text("<!-- results name=demo section=tasks stage=tiny -->\n<!-- /results -->\n")
     with pytest.raises(ValueError, match="3 of its 4 rows"):
         write_readme(readme, results)
-    (run / "episodes.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-    publish(run, "demo", dest_root=results, replace=True)
+    _publish(tmp_path, rows, replace=True)
     write_readme(readme, results)
     text = readme.read_text()
     assert "(stage tiny)" in text and "(4 episodes" in text and "| counting | StopCube | 100.0 | 100.0 |" in text
 
 
 def test_a_stage_filter_names_an_unknown_stage(tmp_path):
-    results = tmp_path / "results"
-    run = tmp_path / "run"
-    run.mkdir()
-    (run / "episodes.jsonl").write_text(json.dumps(_row(success=True)) + "\n")
-    (run / "config.json").write_text(json.dumps({"git_commit": "a" * 40, "config": {}}))
-    publish(run, "demo", dest_root=results)
+    results = _publish(tmp_path, [_row(success=True)])
     readme = Path(tmp_path / "README.md")
     readme.write_text("<!-- results name=demo section=tasks stage=nonesuch -->\n<!-- /results -->\n")
     with pytest.raises(ValueError, match="unknown stage 'nonesuch'"):
@@ -140,12 +139,7 @@ def test_the_campaign_block_shows_each_stage_against_its_plan(tmp_path, monkeypa
                                          campaign.Stage("later", "demo", ("memory",), "0:2"),
                                          campaign.Stage("elsewhere", "other", ("memory",), "0:2")))
     monkeypatch.setattr(campaign, "TASKS", 1)
-    run = tmp_path / "run"
-    run.mkdir()
-    rows = [_row(condition="oracle", episode=e, success=True, wall_s=1800.0) for e in range(2)]
-    (run / "episodes.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-    (run / "config.json").write_text(json.dumps({"git_commit": "a" * 40, "config": {}}))
-    publish(run, "demo", dest_root=tmp_path / "results")
+    _publish(tmp_path, [_row(condition="oracle", episode=e, success=True, wall_s=1800.0) for e in range(2)])
     readme = tmp_path / "README.md"
     readme.write_text("<!-- results name=demo section=campaign -->\n<!-- /results -->\n")
     write_readme(readme, tmp_path / "results")
@@ -157,11 +151,7 @@ def test_the_campaign_block_shows_each_stage_against_its_plan(tmp_path, monkeypa
 def test_an_episode_range_compares_arms_on_their_common_episodes(tmp_path):
     rows = [_row(condition="memory", episode=e, success=e < 2) for e in range(4)]
     rows += [_row(condition="recent4", episode=e, success=False) for e in range(2)]
-    run = tmp_path / "run"
-    run.mkdir()
-    (run / "episodes.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-    (run / "config.json").write_text(json.dumps({"git_commit": "a" * 40, "config": {}}))
-    publish(run, "demo", dest_root=tmp_path / "results")
+    _publish(tmp_path, rows)
     readme = tmp_path / "README.md"
     readme.write_text("<!-- results name=demo section=tasks episodes=0:2 -->\n<!-- /results -->\n")
     write_readme(readme, tmp_path / "results")
