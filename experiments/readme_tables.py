@@ -213,7 +213,7 @@ def campaign_table(rows: list, name: str) -> str:
     for stage in (s for s in V1 if s.run_dir == name):
         mine = [r for r in rows if stage.selects(r)]
         hours = sum(float(r.get("wall_s") or 0.0) for r in mine) / 3600
-        state = "complete" if len(mine) >= stage.planned else "running" if mine else "not started"
+        state = "complete" if len(mine) >= stage.planned else "in progress" if mine else "not started"
         body.append([stage.name, " ".join(stage.conditions), _episode_range(stage),
                      " ".join(map(str, stage.seeds)), len(mine), stage.planned, f"{hours:.1f}", state])
     if not body:
