@@ -57,8 +57,14 @@ class Stage:
     goal_style: str = "template"
 
     @property
+    def episode_range(self) -> tuple[int, int]:
+        """``episodes`` as numbers: the half-open range ``(lo, hi)``."""
+        lo, hi = self.episodes.split(":")
+        return int(lo), int(hi)
+
+    @property
     def planned(self) -> int:
-        lo, hi = (int(v) for v in self.episodes.split(":"))
+        lo, hi = self.episode_range
         return TASKS * (hi - lo) * len(self.seeds) * len(self.conditions)
 
     def argv(self, workers: int) -> list[str]:
@@ -70,17 +76,16 @@ class Stage:
 
     def selects(self, row: dict) -> bool:
         """Whether ``row`` is one of this stage's planned units (the README's ``stage=`` filter)."""
-        lo, hi = (int(v) for v in self.episodes.split(":"))
+        lo, hi = self.episode_range
         return (row.get("condition") in self.conditions and row.get("seed") in self.seeds
                 and lo <= row.get("episode", -1) < hi and row.get("split", self.split) == self.split
                 and row.get("goal_style", self.goal_style) == self.goal_style)
 
-    def done(self) -> int:
-        """Rows of this stage already in its run directory (any status)."""
-        path = RUNS / self.run_dir
-        if not path.exists():
-            return 0
-        return sum(1 for r in read_rows(path, warn=False) if self.selects(r))
+    def done(self, rows: list[dict] | None = None) -> int:
+        """Rows of this stage among ``rows`` (default: its run directory's), any status."""
+        if rows is None:
+            rows = local_rows((self,))[self.run_dir]
+        return sum(1 for r in rows if self.selects(r))
 
 
 HEADLINE = ("oracle", "no-memory", "memory")
@@ -153,14 +158,19 @@ def check_pin(stages: tuple[Stage, ...] = V1) -> str:
     return commit
 
 
-def seconds_per_row(stages: tuple[Stage, ...] = V1) -> dict[str, float]:
+def local_rows(stages: tuple[Stage, ...] = V1) -> dict[str, list[dict]]:
+    """Each of the stages' run directories under ``runs/`` and its rows (none where it does not exist)."""
+    return {d: read_rows(RUNS / d, warn=False) if (RUNS / d).exists() else []
+            for d in dict.fromkeys(s.run_dir for s in stages)}
+
+
+def seconds_per_row(rows_by_dir: dict[str, list[dict]]) -> dict[str, float]:
     """Mean episode wall time by condition over the campaign's rows so far (the ETA's basis)."""
     total: dict[str, list[float]] = {}
-    for run_dir in dict.fromkeys(s.run_dir for s in stages):
-        if (RUNS / run_dir).exists():
-            for r in read_rows(RUNS / run_dir, warn=False):
-                if isinstance(r.get("wall_s"), (int, float)):
-                    total.setdefault(r["condition"], []).append(float(r["wall_s"]))
+    for rows in rows_by_dir.values():
+        for r in rows:
+            if isinstance(r.get("wall_s"), (int, float)):
+                total.setdefault(r["condition"], []).append(float(r["wall_s"]))
     return {c: sum(v) / len(v) for c, v in total.items()}
 
 
@@ -177,11 +187,12 @@ def remaining_cpu_hours(stage: Stage, done: int, per_row: dict[str, float]) -> f
 
 
 def status(stages: tuple[Stage, ...] = V1, workers: int = 2) -> str:
-    per_row = seconds_per_row(stages)
+    rows_by_dir = local_rows(stages)  # each run dir read once, however many stages share it
+    per_row = seconds_per_row(rows_by_dir)
     lines = [f"{'stage':14} {'run dir':22} {'done':>6} / planned   CPU-h left (≈ h with {workers} workers)"]
     total = 0.0
     for s in stages:
-        done = s.done()
+        done = s.done(rows_by_dir[s.run_dir])
         left = remaining_cpu_hours(s, done, per_row)
         total += left or 0.0
         eta = "?" if left is None else f"{left:6.1f} (≈ {left / workers:.1f})"
@@ -228,7 +239,8 @@ def main(argv: list[str] | None = None) -> int:
         p.error(f"unknown stage {unknown[0]!r} (known: {', '.join(by_name)})")
     todo = [by_name[n] for n in args.stage]
     if args.next:
-        todo += [s for s in V1 if s.done() < s.planned and s not in todo][: args.next]
+        rows_by_dir = local_rows()
+        todo += [s for s in V1 if s.done(rows_by_dir[s.run_dir]) < s.planned and s not in todo][: args.next]
     try:
         for stage in todo:
             rc = run_stage(stage, args.workers)

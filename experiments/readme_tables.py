@@ -222,7 +222,7 @@ def campaign_table(rows: list, name: str) -> str:
 
 
 def _episode_range(stage) -> str:
-    lo, hi = (int(v) for v in stage.episodes.split(":"))
+    lo, hi = stage.episode_range
     return f"{stage.split} {lo}–{hi - 1}"
 
 

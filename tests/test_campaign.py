@@ -78,7 +78,6 @@ def test_no_two_stages_plan_the_same_unit():
     """README blocks join stages by concatenating their rows: that is only right if none overlap."""
     units = {}
     for s in campaign.V1:
-        lo, hi = (int(v) for v in s.episodes.split(":"))
         for c in s.conditions:
             for seed in s.seeds:
                 key = (s.run_dir, c, seed, s.split, s.goal_style)
@@ -96,7 +95,7 @@ def test_status_estimates_the_cpu_hours_left_from_the_rows_so_far(tmp_path, monk
              "status": "success", "success": True, "code_commit": "a" * 40, "wall_s": w}
             for c, w in (("oracle", 1800.0), ("memory", 3600.0)) for e in range(2)]
     (tmp_path / "runs" / "v1" / "episodes.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-    per_row = campaign.seconds_per_row(stages)
+    per_row = campaign.seconds_per_row(campaign.local_rows(stages))
     assert per_row == {"oracle": 1800.0, "memory": 3600.0}
     assert campaign.remaining_cpu_hours(stages[0], 4, per_row) == 4 * 0.75  # 4 of 8 rows left at 0.75 h each
     assert campaign.remaining_cpu_hours(stages[1], 0, per_row) == 4.0  # an ablation costs what memory does
