@@ -34,10 +34,10 @@ def cost_section(rows: list[Row]) -> tuple[str, list[dict[str, Any]]]:
         n = len(part)
         rec: dict[str, Any] = {"condition": name.strip("*"), "episodes": n, "cpu_hours": wall / 3600,
                                "wall_s_per_episode": wall / n if n else math.nan}
-        for key in ("memory_s", "render_s", "env_s", "policy_s", "reset_s"):
-            total, k = _sum(part, key)
+        sums = {key: _sum(part, key) for key in ("memory_s", "render_s", "env_s", "policy_s", "reset_s")}
+        for key, (total, k) in sums.items():
             rec[f"{key}_per_episode"] = total / k if k else math.nan
-        mem, k = _sum(part, "memory_s")
+        mem, k = sums["memory_s"]
         mem_wall = sum(float(r.get("wall_s") or 0.0) for r in part
                        if isinstance(r.get("timings"), dict) and "memory_s" in r["timings"])
         rec["memory_share_of_wall"] = mem / mem_wall if k and mem_wall else math.nan

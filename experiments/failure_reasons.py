@@ -21,8 +21,11 @@ ground truth enters through the audit the episode wrote, never through the memor
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any
+
+from experiments.report_sections import md_table, task_order
 
 Row = dict[str, Any]
 CAUSES = ("state wrong", "grounding wrong", "read missed", "execution", "unaudited")
@@ -118,14 +121,13 @@ def reasons(rows: list[Row], condition: str = "memory") -> list[FailureReason]:
 
 def failures_section(rows: list[Row], condition: str = "memory") -> tuple[str, list[dict[str, Any]]]:
     """Causes per task (counts), then every episode's one-line reason in a collapsed list."""
-    from experiments.report_sections import md_table, task_order
-
     found = reasons(rows, condition)
     records = [{"task": f.task, "seed": f.seed, "episode": f.episode, "condition": f.condition, "cause": f.cause,
                 "reason": f.detail} for f in found]
-    tasks = [t for t in task_order(rows) if any(f.task == t for f in found)]
-    solved = {t: sum(1 for r, _ in oracle_solved_memory_failed([x for x in rows if x["task"] == t], condition)) for t in tasks}
-    body = [[t, solved[t]] + [sum(f.cause == c and f.task == t for f in found) or "" for c in CAUSES] for t in tasks]
+    per_task = Counter(f.task for f in found)
+    per_cause = Counter((f.task, f.cause) for f in found)
+    tasks = [t for t in task_order(rows) if per_task[t]]
+    body = [[t, per_task[t]] + [per_cause[(t, c)] or "" for c in CAUSES] for t in tasks]
     body.append(["**all**", len(found)] + [sum(f.cause == c for f in found) or "" for c in CAUSES])
     summary = md_table(["task", f"{condition} failed, oracle solved"] + list(CAUSES), body)
     detail = md_table(["task", "seed", "episode", "reason"],

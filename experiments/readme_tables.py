@@ -28,6 +28,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from experiments.cost_section import cost_section
+from experiments.failure_reasons import failures_section
+from experiments.paper_comparison import anchors_section, specificity_section
 from experiments.publish import PUBLISHED, check_publishable
 from experiments.report_sections import (
     ablation_matrix,
@@ -162,28 +165,9 @@ def _points(diff: int, n: int) -> str:
     return f"{100 * diff / n:+.1f}" if n else "–"
 
 
-def _anchors(rows):
-    from experiments.paper_comparison import anchors_section
-
-    return anchors_section(rows)[0]
-
-
-def _specificity(rows):
-    from experiments.paper_comparison import specificity_section
-
-    return specificity_section(rows)[0]
-
-
-def _failures(rows):
-    from experiments.failure_reasons import failures_section
-
-    return failures_section(rows)[0]
-
-
-def _cost(rows):
-    from experiments.cost_section import cost_section
-
-    return cost_section(rows)[0]
+def _table_of(section: Callable) -> Callable:
+    """A README section from a report section that returns ``(markdown table, records)``."""
+    return lambda rows: section(rows)[0]
 
 
 SECTIONS: dict[str, Callable] = {
@@ -196,10 +180,10 @@ SECTIONS: dict[str, Callable] = {
     "splits": _splits,
     "rewording": _rewording,
     "tiers": _tiers,
-    "anchors": _anchors,
-    "specificity": _specificity,
-    "failures": _failures,
-    "cost": _cost,
+    "anchors": _table_of(anchors_section),
+    "specificity": _table_of(specificity_section),
+    "failures": _table_of(failures_section),
+    "cost": _table_of(cost_section),
     "campaign": None,  # needs the block's name: rendered by campaign_table
 }
 
