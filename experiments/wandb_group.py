@@ -70,16 +70,14 @@ def log_group(args: GroupArgs) -> list[Path]:
 
 def _log_report(cfg, name: str, rows: list[dict]) -> Path:
     from experiments.report import build_report
-    from experiments.wandb_log import wandb_dir, wandb_env
+    from experiments.wandb_log import flush_service, init_run, wandb_env
 
     report = build_report(rows, sources=[name])
     with wandb_env(cfg):
         import wandb
 
-        run = wandb.init(project=cfg.logging.wandb_project, entity=cfg.logging.wandb_entity, group=cfg.logging.wandb_group,
-                         name=f"{name}/report", job_type="report", tags=[f"results:{name}", "report"], mode=cfg.logging.wandb,
-                         dir=str(wandb_dir(cfg).resolve()), config={"results": name, "episodes": len(rows)},
-                         settings=wandb.Settings(console="off", silent=True, x_disable_stats=True, save_code=False))
+        run = init_run(wandb, cfg, name=f"{name}/report", job_type="report",
+                       config={"results": name, "episodes": len(rows)}, tags=[f"results:{name}", "report"])
         try:
             payload = {}
             for table, records in report.tables.items():
@@ -93,9 +91,7 @@ def _log_report(cfg, name: str, rows: list[dict]) -> Path:
             path = Path(run.dir).parent
         finally:
             run.finish()
-        teardown = getattr(wandb, "teardown", None)
-        if teardown is not None:
-            teardown()
+        flush_service(wandb)
     return path
 
 

@@ -128,18 +128,7 @@ def log_results(cfg: ExperimentConfig, rows: list[Row], *, name_prefix: str = ""
             run_tags = [*tags, cond, f"seed:{seed}", f"split:{cfg.scope.split}", f"composer:{cfg.composer_for(cond)}", f"policy:{cfg.policy.kind}"]
             if cfg.preset:
                 run_tags.append(f"preset:{cfg.preset}")
-            run = wandb.init(
-                project=cfg.logging.wandb_project,
-                entity=cfg.logging.wandb_entity,
-                group=cfg.group,
-                name=f"{name_prefix}{cond}-s{seed}",
-                job_type="eval",
-                config=config,
-                tags=run_tags,
-                mode=cfg.logging.wandb,
-                dir=str(wandb_dir(cfg).resolve()),
-                settings=wandb.Settings(console="off", silent=True, x_disable_stats=True, save_code=False),
-            )
+            run = init_run(wandb, cfg, name=f"{name_prefix}{cond}-s{seed}", job_type="eval", config=config, tags=run_tags)
             try:
                 metrics = run_metrics(rs)
                 table = wandb.Table(columns=[*TABLE_COLUMNS, "memory"])
@@ -161,12 +150,32 @@ def log_results(cfg: ExperimentConfig, rows: list[Row], *, name_prefix: str = ""
             if not summary_file.exists():
                 summary_file.write_text(json.dumps(metrics, indent=1, sort_keys=True) + "\n")
             run_dirs.append(files.parent)
-        # finish() can return before the service has written everything to the run files; shutting
-        # the service down flushes them (a later wandb.init starts a new one).
-        teardown = getattr(wandb, "teardown", None)
-        if teardown is not None:
-            teardown()
+        flush_service(wandb)
     return run_dirs
+
+
+def init_run(wandb: Any, cfg: ExperimentConfig, *, name: str, job_type: str, config: dict[str, Any], tags: list[str]):
+    """One W&B run of ``cfg``'s group, mode and directory (call inside :func:`wandb_env`)."""
+    return wandb.init(
+        project=cfg.logging.wandb_project,
+        entity=cfg.logging.wandb_entity,
+        group=cfg.group,
+        name=name,
+        job_type=job_type,
+        config=config,
+        tags=tags,
+        mode=cfg.logging.wandb,
+        dir=str(wandb_dir(cfg).resolve()),
+        settings=wandb.Settings(console="off", silent=True, x_disable_stats=True, save_code=False),
+    )
+
+
+def flush_service(wandb: Any) -> None:
+    """Make the finished runs' files complete on disk: ``finish()`` can return before the service has
+    written everything; shutting the service down flushes it (a later ``wandb.init`` starts a new one)."""
+    teardown = getattr(wandb, "teardown", None)
+    if teardown is not None:
+        teardown()
 
 
 _NUMERIC = {"episode", "env_seed", "steps", "n_subgoals", "wall_s"}
