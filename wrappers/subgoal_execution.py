@@ -50,7 +50,6 @@ from policies.base import PolicyError
 from subgoals.frames import Frame
 
 
-
 class SubgoalExecution(gym.Wrapper):
     """Subgoal-level env over a :class:`envs.robomme_env.RoboMMEEnv`.
 

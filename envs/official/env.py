@@ -39,7 +39,6 @@ from envs.spaces import subgoal_action_space, subgoal_observation, subgoal_obser
 from subgoals.frames import Frame
 
 
-
 class _ActionTap(gym.Wrapper):
     """Sits under the benchmark's ``DemonstrationWrapper`` and records every action the planner sends."""
 
