@@ -159,3 +159,18 @@ def test_an_episode_range_compares_arms_on_their_common_episodes(tmp_path):
     readme.write_text("<!-- results name=demo section=tasks episodes=2:1 -->\n<!-- /results -->\n")
     with pytest.raises(ValueError, match="LO:HI"):
         write_readme(readme, tmp_path / "results")
+
+
+def test_the_campaign_block_shows_the_plan_of_a_directory_nothing_was_published_to(tmp_path, monkeypatch):
+    monkeypatch.setattr(campaign, "V1", (campaign.Stage("tiny", "demo", ("oracle",), "0:2"),))
+    monkeypatch.setattr(campaign, "TASKS", 1)
+    (tmp_path / "results").mkdir()
+    readme = tmp_path / "README.md"
+    readme.write_text("<!-- results name=demo section=campaign -->\n<!-- /results -->\n")
+    write_readme(readme, tmp_path / "results")
+    text = readme.read_text()
+    assert "Nothing published under `benchmarks/results/demo` yet" in text
+    assert "| tiny | oracle | test 0–1 | 7 | 0 | 2 | 0.0 | not started |" in text
+    readme.write_text("<!-- results name=nowhere section=campaign -->\n<!-- /results -->\n")
+    with pytest.raises(ValueError, match="no campaign stage writes here"):
+        write_readme(readme, tmp_path / "results")
