@@ -77,12 +77,12 @@ class SegGroundMixin:
         if e is not None and template == e.template and len(objs) == len(e.ground) and all(a is b for a, b in zip(objs, e.ground)):
             return self.grounded_subgoal()
         # one render per subgoal of *this* episode: the key holds the episode's checker itself (a
-        # new one every reset), since the env outlives the episode and an index alone would hand
-        # the next episode this one's segmentation (its first proposal then depended on whatever
-        # the worker had played before)
+        # new one every reset, equal only to itself), since the env outlives the episode and an
+        # index alone would hand the next episode this one's segmentation (its first proposal then
+        # depended on whatever the worker had played before)
         key = (self.checker, self.checker.index if self.checker is not None else -1)
         cache = getattr(self, "_seg_cache", None)
-        if cache is None or cache[0][0] is not key[0] or cache[0][1] != key[1]:
+        if cache is None or cache[0] != key:
             cache = (key, self.render_front(segmentation=True)["segmentation"])
             self._seg_cache = cache
         seg = cache[1]
