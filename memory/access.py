@@ -229,7 +229,8 @@ class StructuredAccess:
             not the structural test finds a history-dependent slot, and ignore the permissions.
         read_uncertain: also answer from records whose status is ``uncertain``.
         record_position_fallback: when re-grounding fails, use the record's stored position
-            instead of abstaining (for oracle-grounding style experiments).
+            (where the memory itself last saw the object) instead of abstaining: an ablation of
+            current-view re-grounding; nothing here reads the simulator.
     """
 
     def __init__(
