@@ -563,7 +563,7 @@ _FIELD_OF: dict[str, str] = {
 
 
 def build_prompt(goal: str) -> str:
-    """The specification question for ``goal``, unwrapped (one paragraph per line)."""
+    """The specification question for ``goal``, one paragraph per line (no line breaks inside a paragraph)."""
     lines = [
         "You are preparing the memory of a robot arm before it starts a tabletop task. "
         "You see only the task goal below. Decide what the robot will need to remember while it works.",
@@ -576,7 +576,7 @@ def build_prompt(goal: str) -> str:
 
 
 def wrap_prompt(prompt: str, width: int | None) -> str:
-    """Re-wrap every line of ``prompt`` at ``width`` columns (``None``: leave it unwrapped)."""
+    """Re-wrap every line of ``prompt`` at ``width`` columns (``None``: leave its lines as they are)."""
     if width is None:
         return prompt
     return "\n".join(textwrap.fill(line, width) if line.strip() else line for line in prompt.split("\n"))
@@ -732,7 +732,7 @@ class VoteRecord:
 class LLMSpecifier:
     """``C(goal)`` by a chat model, stabilised by voting over re-wrapped prompts.
 
-    The same question is asked at several line widths (by default unwrapped, 78 and 70
+    The same question is asked at several line widths (by default one line per paragraph, 78 and 70
     columns). Identical wording under different line breaks should get identical
     answers from a deterministic decoder; where it does not, the answer is fragile and
     is dropped. A scalar field is adopted when at least ``min_agree`` readings give the
