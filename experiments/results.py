@@ -29,6 +29,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from experiments.host import floating_point_host
 from experiments.records import EpisodeResult
 
 RESULTS_FILE = "episodes.jsonl"
@@ -261,6 +262,7 @@ def provenance() -> dict[str, Any]:
         "python": sys.version.split()[0],
         "platform": platform.platform(),
         "hostname": platform.node(),
+        "cpu": floating_point_host(),
         "packages": package_versions(),
     }
 
@@ -269,8 +271,10 @@ def write_config_json(out: str | os.PathLike, cfg: Any, *, argv: list[str] | Non
     """Write ``<out>/config.json``: the full config, the memory tools' thresholds, git commit and dirty flag,
     python and package versions.
 
-    An existing ``config.json`` that differs is kept as ``config.<n>.json`` first, so every
-    invocation that appended to the run directory stays on record.
+    An existing ``config.json`` whose config, commit or floating-point host differs is kept as
+    ``config.<n>.json`` first, so every invocation that appended to the run directory stays on
+    record, including which CPU dispatch its rows ran with (rows are reproducible per host only,
+    :mod:`experiments.host`).
     """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -294,7 +298,7 @@ def write_config_json(out: str | os.PathLike, cfg: Any, *, argv: list[str] | Non
             old = json.loads(path.read_text())
         except (OSError, ValueError):
             old = None
-        if old is None or old.get("config") != cfg_dict or old.get("git_commit") != doc["git_commit"]:
+        if old is None or any(old.get(k) != doc[k] for k in ("git_commit", "cpu")) or old.get("config") != cfg_dict:
             n = 1
             while (out / f"config.{n}.json").exists():
                 n += 1
