@@ -125,8 +125,9 @@ def resume_from(results: Path, stages: tuple[Stage, ...] = V1) -> list[Path]:
         dst.mkdir(parents=True, exist_ok=True)
         with gzip.open(rows, "rb") as fin, open(dst / RESULTS_FILE, "wb") as fout:
             shutil.copyfileobj(fin, fout)
-        if (src / CONFIG_FILE).exists():
-            shutil.copy(src / CONFIG_FILE, dst / CONFIG_FILE)
+        for config in [*src.glob("config.*.json"), src / CONFIG_FILE]:  # every earlier invocation's record too
+            if config.exists():
+                shutil.copy(config, dst / config.name)
         written.append(dst)
     return written
 

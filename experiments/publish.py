@@ -3,7 +3,9 @@
     python -m experiments.publish runs/quick quick_test_0_10
 
 copies the run's ``config.json`` (and the ``config.<n>.json`` a resumed run set aside) and writes its
-rows, compressed, to ``episodes.jsonl.gz``; a ``NOTES.md`` already in the destination is kept. Only a
+rows, compressed, to ``episodes.jsonl.gz``; a ``NOTES.md`` already in the destination is kept, and so
+is every config a re-publish would otherwise drop (a campaign clone resumed from published rows may
+hold only the latest config). Only a
 run whose every row ran at one commit with a clean checkout is published: a README table generated
 from it (``python -m experiments.report --readme README.md``) can then name that one commit and
 mean it. A name that exists is refused unless ``--replace`` is given.
@@ -53,6 +55,26 @@ def check_publishable(rows: list[dict]) -> str:
 NOTES_FILE = "NOTES.md"
 
 
+def config_records(run_dir: Path) -> list[str]:
+    """The texts of ``run_dir``'s configs, oldest first: ``config.<n>.json`` by ``n``, then ``config.json``."""
+    run_dir = Path(run_dir)
+    numbered = {int(p.name.split(".")[1]): p for p in run_dir.glob("config.*.json") if p.name.split(".")[1].isdigit()}
+    paths = [numbered[n] for n in sorted(numbered)] + [run_dir / CONFIG_FILE]
+    return [p.read_text() for p in paths if p.exists()]
+
+
+def _unique(texts: list[str]) -> list[str]:
+    """``texts`` with each JSON document once, at its last occurrence, so the latest config stays last."""
+    seen: list = []
+    out: list[str] = []
+    for t in reversed(texts):
+        doc = json.loads(t)
+        if doc not in seen:
+            seen.append(doc)
+            out.append(t)
+    return out[::-1]
+
+
 def publish(run_dir: Path, name: str, *, dest_root: Path = PUBLISHED, replace: bool = False) -> Path:
     """Copy ``run_dir``'s config and rows to ``dest_root/name``; returns that directory."""
     if not name or "/" in name or name.startswith("."):
@@ -67,16 +89,21 @@ def publish(run_dir: Path, name: str, *, dest_root: Path = PUBLISHED, replace: b
         raise PublishError(f"{config} names commit {doc.get('git_commit')}, the rows ran at {commit}")
     dest = dest_root / name
     notes = None
+    records = []
     if dest.exists():
         if not replace:
             raise PublishError(f"{dest} exists (use --replace)")
         notes = (dest / NOTES_FILE).read_text() if (dest / NOTES_FILE).exists() else None
+        records = config_records(dest)
         shutil.rmtree(dest)
     dest.mkdir(parents=True)
-    shutil.copyfile(config, dest / CONFIG_FILE)
-    # a run dir resumed with other conditions keeps its earlier configs as config.<n>.json: so does the copy
-    for earlier in sorted(Path(run_dir).glob("config.*.json")):
-        shutil.copyfile(earlier, dest / earlier.name)
+    # every invocation that wrote rows keeps its config: the destination's earlier records first (a
+    # clone resumed from them may not hold them all), then the run dir's, each once; the latest is
+    # config.json, the others config.<n>.json in the order they ran
+    records = _unique(records + config_records(Path(run_dir)))
+    for n, text in enumerate(records[:-1], start=1):
+        (dest / f"config.{n}.json").write_text(text)
+    (dest / CONFIG_FILE).write_text(records[-1])
     if notes is not None:  # the hand-written account of a campaign's sessions outlives a re-publish
         (dest / NOTES_FILE).write_text(notes)
     rows.sort(key=lambda r: (r["task"], r["split"], r["condition"], int(r["seed"]), int(r["episode"])))

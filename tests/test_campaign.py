@@ -101,3 +101,38 @@ def test_status_estimates_the_cpu_hours_left_from_the_rows_so_far(tmp_path, monk
     assert campaign.remaining_cpu_hours(stages[1], 0, per_row) == 4.0  # an ablation costs what memory does
     text = campaign.status(stages, workers=2)
     assert "CPU-hours left, from each condition's seconds per row so far: 7.0" in text
+
+
+def test_every_stage_config_survives_a_resume_and_a_republish(tmp_path, monkeypatch):
+    """Stages sharing a run dir each leave a config; a session that resumes from the published copy and
+    runs one more stage publishes all of them back, oldest first, the newest as config.json (the bug:
+    the clone got config.json only, and the re-publish replaced the published configs with its two)."""
+    monkeypatch.setattr(campaign, "RUNS", tmp_path / "clone" / "runs")
+    monkeypatch.setattr(campaign, "head_commit", lambda: ("a" * 40, False))
+    stages = campaign.V1[:1]
+    name = stages[0].run_dir
+    first = tmp_path / "first_session" / "runs" / name
+    _write_rows(first, "a" * 40, n=3)
+    docs = [{"git_commit": "a" * 40, "config": {"stage": s}} for s in ("s7", "recent", "ladder", "s11")]
+    for n, doc in enumerate(docs[:2], start=1):
+        (first / f"config.{n}.json").write_text(json.dumps(doc))
+    (first / "config.json").write_text(json.dumps(docs[2]))
+    results = tmp_path / "main" / "benchmarks" / "results"
+    publish(first, name, dest_root=results)
+    campaign.resume_from(results, stages)
+    clone = campaign.RUNS / name
+    assert sorted(p.name for p in clone.glob("config*.json")) == ["config.1.json", "config.2.json", "config.json"]
+    # the next stage's run sets the latest config aside under the next free number, as write_config_json does
+    (clone / "config.json").replace(clone / "config.3.json")
+    (clone / "config.json").write_text(json.dumps(docs[3]))
+    campaign.publish_all(stages, dest_root=results)
+    got = [json.loads((results / name / f).read_text()) for f in ("config.1.json", "config.2.json", "config.3.json", "config.json")]
+    assert got == docs
+    # a clone that holds only the latest config (what resume_from copied before) loses nothing either
+    for p in clone.glob("config.*.json"):
+        p.unlink()
+    (clone / "config.1.json").write_text(json.dumps(docs[2]))
+    campaign.publish_all(stages, dest_root=results)
+    assert [json.loads((results / name / f).read_text()) for f in ("config.1.json", "config.2.json", "config.3.json",
+                                                                   "config.json")] == docs
+    assert not (results / name / "config.4.json").exists()
