@@ -5,10 +5,9 @@
 copies the run's ``config.json`` (and the ``config.<n>.json`` a resumed run set aside) and writes its
 rows, compressed, to ``episodes.jsonl.gz``; a ``NOTES.md`` already in the destination is kept, and so
 is every config a re-publish would otherwise drop (a campaign clone resumed from published rows may
-hold only the latest config). Only a
-run whose every row ran at one commit with a clean checkout is published: a README table generated
-from it (``python -m experiments.report --readme README.md``) can then name that one commit and
-mean it. A name that exists is refused unless ``--replace`` is given.
+hold only the latest config). Only a run whose every row ran at one commit with a clean checkout is
+published: a README table generated from it (``python -m experiments.report --readme README.md``)
+can then name that one commit and mean it. A name that exists is refused unless ``--replace`` is given.
 """
 
 from __future__ import annotations
