@@ -9,7 +9,7 @@ import subprocess
 import sys
 
 from experiments.config import ExperimentConfig
-from experiments.host import cpu_model_and_flags, floating_point_host
+from experiments.host import DISPATCH_OVERRIDES, cpu_model_and_flags, floating_point_host
 from experiments.results import write_config_json
 
 CPUINFO = """processor\t: 0
@@ -29,16 +29,19 @@ def test_cpuinfo_parsed_to_model_and_the_flags_that_move_results():
 
 
 def _host_in_subprocess(**env) -> dict:
+    """``floating_point_host()`` of a fresh process whose environment has only the overrides in ``env``
+    (the ones this machine's own environment sets, e.g. ``OPENBLAS_CORETYPE``, are taken out)."""
     code = "import json; from experiments.host import floating_point_host; print(json.dumps(floating_point_host()))"
+    clean = {k: v for k, v in os.environ.items() if k not in DISPATCH_OVERRIDES}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                         env={**os.environ, **env}, cwd=os.path.dirname(os.path.dirname(__file__)))
+                         env={**clean, **env}, cwd=os.path.dirname(os.path.dirname(__file__)))
     return json.loads(out.stdout)
 
 
 def test_a_dispatch_override_shows_in_the_record():
     """A process told to skip AVX2 loops reports them off and names the override; one told nothing
     reports the host's own dispatch (read from the real numpy and OpenBLAS of this environment)."""
-    plain = _host_in_subprocess()
+    plain = _host_in_subprocess()  # no override, even where the machine's environment sets one
     assert plain["openblas_core"]  # numpy's wheel bundles OpenBLAS and names its kernel family
     assert plain["overrides"] == {}
     if "AVX2" in plain["numpy_simd"]:
