@@ -67,8 +67,8 @@ def specificity_section(rows: list[Row], *, control: str = "memory") -> tuple[st
         cells = _matched(rows, a, control, tasks)
         if not cells:
             continue
-        hurt = [t for t, c in cells.items() if 100 * c.diff <= -HURT_POINTS]
-        helped = [t for t, c in cells.items() if 100 * c.diff >= HURT_POINTS]
+        hurt = [t for t, c in cells.items() if _points(c) <= -HURT_POINTS]
+        helped = [t for t, c in cells.items() if _points(c) >= HURT_POINTS]
         paper: PaperAblation | None = ABLATIONS.get(a)
         predicted = [t for t in (paper.predicted_active if paper else ()) if t in cells]
         rest = [t for t in cells if t not in predicted]
@@ -100,6 +100,12 @@ def specificity_section(rows: list[Row], *, control: str = "memory") -> tuple[st
                    "here: Δ on paper's tasks / elsewhere", "paper's ablation", "paper: tasks needing the state",
                    "paper: Δ there / pooled", f"paper: hurt cells (Δ ≤ −{HURT_POINTS:.0f})"], body)
     return md, records
+
+
+def _points(cell: Any) -> float:
+    """A cell's difference in points, rounded so that a difference of exactly the threshold counts:
+    18/20 - 20/20 is -0.09999999999999998 in floating point, and its -10 points must read as hurt."""
+    return round(100 * cell.diff, 6)
 
 
 def _pooled(cells: dict[str, Any], tasks: list[str]) -> float:

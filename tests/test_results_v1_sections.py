@@ -82,6 +82,15 @@ def test_specificity_names_the_tasks_an_ablation_hurts_beside_the_papers():
     assert "PatternLock −75" in md.replace("-", "−") and "PatternLock -90" in md
 
 
+def test_a_drop_of_exactly_the_threshold_counts_as_hurt():
+    """18 of 20 against 20 of 20 is -10 points: the table says "Δ ≤ −10", so the task is hurt, though
+    0.9 - 1.0 falls just short of -0.1 in floating point."""
+    rows = [_row(task="InsertPeg", episode=e, success=True) for e in range(20)]
+    rows += [_row(task="InsertPeg", condition="memory-no-route", episode=e, success=e >= 2) for e in range(20)]
+    (rec,) = specificity_section(rows)[1]
+    assert rec["hurt"] == "InsertPeg" and rec["spared"] == 0
+
+
 def test_anchors_put_each_arm_beside_the_paper():
     rows = [_row(condition=c, episode=e, success=e < k) for c, k in (("oracle", 4), ("memory", 2)) for e in range(4)]
     md, records = anchors_section(rows)
