@@ -132,6 +132,25 @@ def resume_from(results: Path, stages: tuple[Stage, ...] = V1) -> list[Path]:
     return written
 
 
+def stale_local_copies(results: Path, stages: tuple[Stage, ...] = V1) -> list[str]:
+    """One line per run dir whose ``runs/`` copy holds fewer rows than the published one.
+
+    :func:`resume_from` never overwrites local rows, so a checkout that ran (or resumed) the campaign
+    once keeps that copy while later sessions publish more; ``--status`` and ``--next`` count the
+    local rows, and without this note would report a finished stage as far from done.
+    """
+    lines = []
+    for run_dir in dict.fromkeys(s.run_dir for s in stages):
+        local, published = RUNS / run_dir, Path(results) / run_dir
+        if not (local / RESULTS_FILE).exists() or not published.exists():
+            continue
+        n_local, n_published = len(read_rows(local, warn=False)), len(read_rows(published, warn=False))
+        if n_local < n_published:
+            lines.append(f"{local} has {n_local} rows, {published} has {n_published}: the counts below are the "
+                         f"local copy's (remove {local} to resume from the published rows)")
+    return lines
+
+
 def pinned_commits(stages: tuple[Stage, ...] = V1) -> dict[str, int]:
     """Commits the campaign's existing rows ran at (local run dirs, else the published copies)."""
     found: dict[str, int] = {}
@@ -212,6 +231,10 @@ def run_stage(stage: Stage, workers: int) -> int:
 
 
 def publish_all(stages: tuple[Stage, ...] = V1, dest_root: Path | None = None) -> list[Path]:
+    """Copy every local run dir over its published one; refuses where the published one has more rows."""
+    stale = stale_local_copies(dest_root or PUBLISHED, stages)
+    if stale:
+        raise CampaignError("not publishing: " + "; ".join(stale))
     out = []
     for run_dir in dict.fromkeys(s.run_dir for s in stages):
         if (RUNS / run_dir).exists():
@@ -234,6 +257,8 @@ def main(argv: list[str] | None = None) -> int:
             p.error(f"--results {args.results}: no such directory")
         for path in resume_from(args.results):
             print(f"campaign: resumed {path} from {args.results}")
+        for line in stale_local_copies(args.results):
+            print(f"campaign: {line}", file=sys.stderr)
     by_name = {s.name: s for s in V1}
     unknown = [n for n in args.stage if n not in by_name]
     if unknown:

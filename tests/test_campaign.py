@@ -9,6 +9,7 @@ import pytest
 from experiments import campaign
 from experiments.config import parse_config
 from experiments.publish import publish
+from experiments.results import read_rows
 
 
 @pytest.mark.parametrize("stage", campaign.V1, ids=lambda s: s.name)
@@ -68,10 +69,31 @@ def test_a_new_clone_resumes_from_published_rows_and_publishes_back(tmp_path, mo
     assert campaign.resume_from(results, stages) == [campaign.RUNS / stages[0].run_dir]
     assert stages[0].done() == 3 and campaign.check_pin(stages) == "a" * 40
     assert campaign.resume_from(results, stages) == []  # rows already there are never overwritten
+    assert campaign.stale_local_copies(results, stages) == []
     monkeypatch.setattr(campaign, "head_commit", lambda: ("c" * 40, False))
     with pytest.raises(campaign.CampaignError, match="aaaaaaaaaaaa"):
         campaign.check_pin(stages)
     assert campaign.publish_all(stages, dest_root=results) == [results / stages[0].run_dir]
+
+
+def test_an_older_local_copy_is_named_and_never_published_over_more_rows(tmp_path, monkeypatch):
+    """A checkout keeps the runs/ copy it resumed once while later sessions publish more: its status
+    would count the old rows, and publishing it would drop the newer ones."""
+    monkeypatch.setattr(campaign, "RUNS", tmp_path / "clone" / "runs")
+    stages = campaign.V1[:1]
+    results = tmp_path / "main" / "benchmarks" / "results"
+    for session, n in (("first", 3), ("later", 5)):
+        run = tmp_path / session / "runs" / stages[0].run_dir
+        _write_rows(run, "a" * 40, n=n)
+        (run / "config.json").write_text(json.dumps({"git_commit": "a" * 40, "config": {}}))
+        publish(run, stages[0].run_dir, dest_root=results, replace=True)
+        if session == "first":
+            campaign.resume_from(results, stages)  # the clone resumes from the first session's 3 rows
+    (stale,) = campaign.stale_local_copies(results, stages)
+    assert "has 3 rows" in stale and "has 5" in stale and stages[0].done() == 3
+    with pytest.raises(campaign.CampaignError, match="has 3 rows"):
+        campaign.publish_all(stages, dest_root=results)
+    assert len(read_rows(results / stages[0].run_dir, warn=False)) == 5
 
 
 def test_no_two_stages_plan_the_same_unit():
