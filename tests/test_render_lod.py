@@ -116,11 +116,12 @@ def test_cache_built_once_and_deterministic(tmp_path):
     assert files_a == files_b and files_a
     for rel in files_a:
         assert (a.parent / rel).read_bytes() == (b.parent / rel).read_bytes(), rel
-    # collision meshes are the packaged files themselves
+    # collision meshes are copies of the packaged files (never links into the install that built them)
     _, collision = R.urdf_meshes(a.read_text())
     for rel in collision:
-        assert (a.parent / rel).is_symlink()
-        assert (a.parent / rel).resolve() == (Path(PandaWristCam.urdf_path).parent / rel).resolve()
+        assert not (a.parent / rel).is_symlink()
+        assert (a.parent / rel).read_bytes() == (Path(PandaWristCam.urdf_path).parent / rel).read_bytes()
+    assert R.entry_problem(a.parent) is None
     # reused, not rebuilt
     mtime = os.stat(a.parent / "franka_description/meshes/visual/link0.glb").st_mtime_ns
     assert R.build_lod_assets(PandaWristCam.urdf_path, root=tmp_path / "a") == a
@@ -143,3 +144,62 @@ def test_simplified_front_frame_close_to_full(both):
     mse = ((a - b) ** 2).mean()
     assert mse > 0  # the meshes did change
     assert 10 * np.log10(255**2 / mse) > 35
+
+
+def _tiny_robot(folder: Path) -> Path:
+    """A one-link robot asset folder (URDF, a visual and a collision STL with its convex hull), as
+    a virtualenv's packaged robot is laid out, small enough to build in a moment."""
+    import trimesh
+
+    (folder / "meshes").mkdir(parents=True)
+    trimesh.creation.icosphere(subdivisions=4).export(folder / "meshes" / "body.stl")
+    trimesh.creation.box().export(folder / "meshes" / "hull.stl")
+    trimesh.creation.box().export(folder / "meshes" / "hull.stl.convex.stl")
+    urdf = folder / "tiny.urdf"
+    urdf.write_text('<robot name="tiny"><link name="base">'
+                    '<visual><geometry><mesh filename="meshes/body.stl"/></geometry></visual>'
+                    '<collision><geometry><mesh filename="meshes/hull.stl"/></geometry></collision>'
+                    '</link></robot>')
+    return urdf
+
+
+def _unusable_files(entry: Path) -> list[str]:
+    return sorted(str(p.relative_to(entry)) for p in entry.rglob("*") if p.is_symlink() or not p.exists())
+
+
+def test_an_entry_outlives_the_install_that_built_it(tmp_path):
+    """The stale-cache bug: install A builds the entry, A is deleted, install B (same bytes,
+    another folder) must get a working entry, not A's dangling links."""
+    import shutil
+
+    cache = tmp_path / "cache"
+    first = R.build_lod_assets(_tiny_robot(tmp_path / "venv_a"), root=cache)
+    shutil.rmtree(tmp_path / "venv_a")
+    assert _unusable_files(first.parent) == [] and R.entry_problem(first.parent) is None
+    second = R.build_lod_assets(_tiny_robot(tmp_path / "venv_b"), root=cache)
+    assert _unusable_files(second.parent) == []
+    assert (second.parent / "meshes" / "hull.stl.convex.stl").is_file()
+    assert R.entry_problem(second.parent) is None
+    assert second.parent != first.parent  # keyed by the resolved source path too
+
+
+def test_a_damaged_entry_is_rebuilt_not_used(tmp_path):
+    urdf = _tiny_robot(tmp_path / "venv")
+    built = R.build_lod_assets(urdf, root=tmp_path / "cache")
+    entry = built.parent
+    hull = entry / "meshes" / "hull.stl.convex.stl"
+    good = hull.read_bytes()
+    hull.unlink()
+    hull.symlink_to(tmp_path / "gone.stl")  # a dangling link, as an old cache left them
+    assert R.entry_problem(entry) == "meshes/hull.stl.convex.stl is a link"
+    assert R.build_lod_assets(urdf, root=tmp_path / "cache") == built
+    assert not hull.is_symlink() and hull.read_bytes() == good
+    (entry / "meshes" / "body.stl").write_bytes(b"not a mesh")
+    assert R.entry_problem(entry) == "meshes/body.stl differs from what was built"
+    R.build_lod_assets(urdf, root=tmp_path / "cache")
+    assert R.entry_problem(entry) is None
+    (entry / "meshes" / "hull.stl").unlink()
+    assert R.entry_problem(entry) == "meshes/hull.stl is missing"
+    R.build_lod_assets(urdf, root=tmp_path / "cache")
+    assert R.entry_problem(entry) is None
+    assert [p.name for p in (tmp_path / "cache").iterdir()] == [entry.name]  # no stale copies left

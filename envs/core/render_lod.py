@@ -6,17 +6,25 @@ visual meshes; the table, the ground and the task's objects are a few thousand. 
 visual meshes are the ones worth simplifying; nothing else in a scene is.
 
 ``render_lod="simplified"`` loads the robot from a cached copy of its asset directory in which
-every *visual* mesh is decimated (quadric decimation, ``fast-simplification``); the URDF and SRDF
-are copied byte for byte and every *collision* mesh is a symbolic link to the packaged file, so
-the articulation, its collision shapes, masses, inertias and the motion planner's model are the
+every *visual* mesh is decimated (quadric decimation, ``fast-simplification``); the URDF, the SRDF
+and every *collision* mesh (with the packaged ``.convex.stl`` beside it) are copied byte for byte,
+so the articulation, its collision shapes, masses, inertias and the motion planner's model are the
 packaged ones: physics is bit-identical (``tests/test_render_lod.py`` rolls the same actions
 through both levels and compares joint states and object poses). ``render_lod="full"`` loads the
 packaged robot unchanged.
 
-The cache lives under ``$ROBOMEM_CACHE`` (default ``~/.cache/robomem``)``/lod/<urdf>-<key>/``;
-``key`` hashes the URDF, every source mesh and the decimation parameters, so a changed asset or
-parameter builds a new entry. A build writes into a temporary directory and renames it into place,
-so concurrent workers never see half an entry; the output bytes are deterministic.
+The cache lives under ``$ROBOMEM_CACHE`` (default ``~/.cache/robomem``)``/lod/<urdf>-<key>/``.
+It must never decide whether a fresh install works, so an entry is self-contained and checked on
+every use:
+- ``key`` hashes what the entry is built from: the URDF's resolved path and bytes, every source
+  mesh file it copies or decimates (path and bytes) and the decimation parameters. Another
+  install (another virtualenv, another path) gets its own entry.
+- An entry holds copies, never links into the install that built it (a deleted virtualenv once
+  left every later install on the machine with dangling collision links).
+- ``lod.json`` lists the sha256 of every file the entry holds; an entry with a file missing or
+  changed is rebuilt, never used.
+A build writes into a temporary directory and renames it into place, so concurrent workers never
+see half an entry; the output bytes are deterministic.
 """
 
 from __future__ import annotations
@@ -124,61 +132,122 @@ def simplify_mesh_file(src: Path) -> bytes:
     raise ValueError(f"render LOD: no simplifier for mesh format {suffix!r} ({src})")
 
 
-def _lod_key(urdf: Path, visual: list[str], collision: list[str]) -> str:
+def _collision_files(urdf: Path, collision: list[str]) -> list[str]:
+    """Collision mesh files to copy, relative to the URDF's folder: each named mesh and its
+    packaged siblings (e.g. ``link0.stl.convex.stl``, the convex hull SAPIEN loads)."""
+    out: list[str] = []
+    for rel in collision:
+        src = urdf.parent / rel
+        for f in [src] + sorted(src.parent.glob(src.name + ".*")):
+            out.append(str(Path(rel).parent / f.name))
+    return list(dict.fromkeys(out))
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _lod_key(urdf: Path, visual: list[str], copied: list[str]) -> str:
+    """What an entry is built from: source paths (resolved) and contents, and the parameters."""
     import fast_simplification
 
     h = hashlib.sha256()
     h.update(json.dumps({"params": LOD_PARAMS, "fast_simplification": getattr(fast_simplification, "__version__", "?")}, sort_keys=True).encode())
+    h.update(str(urdf).encode())
     h.update(urdf.read_bytes())
-    for rel in visual:
+    srdf = urdf.with_suffix(".srdf")
+    for rel in visual + copied + ([srdf.name] if srdf.exists() else []):
         h.update(rel.encode())
         h.update(hashlib.sha256((urdf.parent / rel).read_bytes()).digest())
     return h.hexdigest()[:16]
 
 
+def entry_problem(entry: Path) -> str | None:
+    """Why the cache entry ``entry`` cannot be used (``None``: complete and intact).
+
+    Complete means its URDF and ``lod.json`` exist; intact means every file ``lod.json`` lists is
+    a regular file (not a link) whose sha256 is the recorded one."""
+    manifest_path = entry / "lod.json"
+    if not manifest_path.is_file():
+        return "no lod.json"
+    try:
+        manifest = json.loads(manifest_path.read_text())
+        files = manifest["files"]
+    except (ValueError, KeyError) as err:
+        return f"unreadable lod.json ({err!r})"
+    for rel, digest in files.items():
+        f = entry / rel
+        if f.is_symlink():
+            return f"{rel} is a link"
+        if not f.is_file():
+            return f"{rel} is missing"
+        if _sha256(f) != digest:
+            return f"{rel} differs from what was built"
+    return None
+
+
 def build_lod_assets(urdf_path: str | os.PathLike, root: Path | None = None) -> Path:
-    """The simplified copy of ``urdf_path``'s robot (built on first use, then reused); returns its URDF."""
+    """The simplified copy of ``urdf_path``'s robot (built on first use, then reused while it is
+    intact: see :func:`entry_problem`); returns its URDF."""
     urdf = Path(urdf_path).resolve()
     text = urdf.read_text()
     visual, collision = urdf_meshes(text)
-    entry = (root or cache_root()) / f"{urdf.stem}-{_lod_key(urdf, visual, collision)}"
+    for rel in collision:
+        if rel in visual:
+            raise ValueError(f"render LOD: {rel} is both a visual and a collision mesh in {urdf}")
+    copied = _collision_files(urdf, collision)
+    entry = (root or cache_root()) / f"{urdf.stem}-{_lod_key(urdf, visual, copied)}"
     out_urdf = entry / urdf.name
-    if out_urdf.exists():
+    if out_urdf.exists() and entry_problem(entry) is None:
         return out_urdf
     entry.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{entry.name}.", dir=entry.parent))
     try:
-        manifest = {"source": str(urdf), "params": LOD_PARAMS, "visual": {}, "collision": collision}
+        files: dict[str, str] = {}
         for rel in visual:
             dst = tmp / rel
             dst.parent.mkdir(parents=True, exist_ok=True)
-            data = simplify_mesh_file(urdf.parent / rel)
-            dst.write_bytes(data)
-            manifest["visual"][rel] = hashlib.sha256(data).hexdigest()
-        for rel in collision:
-            if rel in visual:
-                raise ValueError(f"render LOD: {rel} is both a visual and a collision mesh in {urdf}")
-            src = urdf.parent / rel
-            for f in [src] + sorted(src.parent.glob(src.name + ".*")):  # e.g. the packaged .convex.stl
-                dst = tmp / Path(rel).parent / f.name
-                dst.parent.mkdir(parents=True, exist_ok=True)
-                if not dst.exists():
-                    os.symlink(f, dst)
+            dst.write_bytes(simplify_mesh_file(urdf.parent / rel))
+            files[rel] = _sha256(dst)
         srdf = urdf.with_suffix(".srdf")
-        if srdf.exists():
-            shutil.copyfile(srdf, tmp / srdf.name)
+        for rel in copied + ([srdf.name] if srdf.exists() else []) + [urdf.name]:
+            dst = tmp / rel
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(urdf.parent / rel, dst)
+            files[rel] = _sha256(dst)
+        manifest = {"source": str(urdf), "params": LOD_PARAMS, "files": dict(sorted(files.items()))}
         (tmp / "lod.json").write_text(json.dumps(manifest, indent=1, sort_keys=True))
-        shutil.copyfile(urdf, tmp / urdf.name)  # the URDF last: its presence marks a complete entry
         os.chmod(tmp, 0o755)
-        try:
-            os.rename(tmp, entry)
-        except OSError:  # another process finished the same entry first
-            if not out_urdf.exists():
-                raise
+        _put_in_place(tmp, entry)
     finally:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
+    problem = entry_problem(entry)
+    if problem is not None:
+        raise RuntimeError(f"render LOD: cache entry {entry} is unusable right after its build ({problem})")
     return out_urdf
+
+
+def _put_in_place(tmp: Path, entry: Path) -> None:
+    """Rename the finished build ``tmp`` to ``entry``; a broken entry already there is moved aside
+    first, an intact one (another worker finished first) is kept."""
+    try:
+        os.rename(tmp, entry)
+        return
+    except OSError:
+        if entry_problem(entry) is None:
+            return
+    stale = Path(tempfile.mkdtemp(prefix=f".{entry.name}.stale.", dir=entry.parent))
+    try:
+        os.rename(entry, stale / "entry")
+    except OSError:
+        pass  # another worker moved it first
+    try:
+        os.rename(tmp, entry)
+    except OSError:
+        if entry_problem(entry) is not None:
+            raise
+    shutil.rmtree(stale, ignore_errors=True)
 
 
 def lod_agent_class(agent_cls: type, render_lod: str) -> type:
