@@ -17,11 +17,11 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from experiments.config import ConfigError, ExperimentConfig, parse_config
-from experiments.executors import UnitFn, UnitFnRef, make_executor, make_units, resolve_unit_fn
-from experiments.progress import Progress
-from experiments.records import EpisodeResult
-from experiments.results import (
+from experiments.loop.config import ConfigError, ExperimentConfig, parse_config
+from experiments.loop.executors import UnitFn, UnitFnRef, make_executor, make_units, resolve_unit_fn
+from experiments.loop.progress import Progress
+from experiments.loop.records import EpisodeResult
+from experiments.loop.results import (
     ResultsWriteError,
     ResultsWriter,
     config_mismatch,
@@ -34,7 +34,7 @@ from experiments.results import (
 )
 from memory.perception import PerceptionConfig, PerceptionSetupError, build_perception
 
-UNIT_FN_FLAG = "--unit-fn"  # hidden: module:function replacing experiments.unit:run_unit (tests)
+UNIT_FN_FLAG = "--unit-fn"  # hidden: module:function replacing experiments.loop.unit:run_unit (tests)
 
 
 def main(argv: list[str] | None = None, *, unit_fn: UnitFn | str | None = None) -> int:
@@ -116,7 +116,7 @@ def run(cfg: ExperimentConfig, unit_fn: UnitFn | str | None = None, *, argv: lis
     print_summary(rows)
     if cfg.logging.wandb != "disabled":
         try:
-            from experiments.wandb_log import log_results
+            from experiments.reporting.wandb_log import log_results
 
             dirs = log_results(cfg, rows)
             if dirs:
@@ -128,7 +128,7 @@ def run(cfg: ExperimentConfig, unit_fn: UnitFn | str | None = None, *, argv: lis
 
 def print_summary(rows: list[dict]) -> None:
     """Print the per-task success table (one column per condition) and the status counts."""
-    from experiments.report_sections import condition_order, task_table
+    from experiments.reporting.report_sections import condition_order, task_table
 
     if not rows:
         print("no episodes")

@@ -5,10 +5,10 @@ executed actions and joint states, and the proposed subgoal text. It never impor
 simulator package. Entry point: :class:`memory.layer.MemoryLayer`.
 """
 
-from memory.access import ReadTrace, StructuredAccess
-from memory.frames import Frame
+from memory.control.access import ReadTrace, StructuredAccess
+from memory.contract.frames import Frame
 from memory.layer import MemoryConfig, MemoryLayer, Revision
-from memory.records import (
+from memory.store.records import (
     EntityRecord,
     EntityStatus,
     LayoutRecord,
@@ -17,8 +17,8 @@ from memory.records import (
     Source,
     TrajectoryRecord,
 )
-from memory.spec import InstructionSpecifier, LLMSpecifier, MemorySpec, ReadKind, specify
-from memory.store import Edit, EditOp, MemoryStore, StoreKind
+from memory.language.spec import InstructionSpecifier, LLMSpecifier, MemorySpec, ReadKind, specify
+from memory.store.memory_store import Edit, EditOp, MemoryStore, StoreKind
 from memory.tools.base import Tool
 
 __all__ = [

@@ -4,8 +4,8 @@ One object per run, reset per episode. Its whole contract with the outside is fi
 calls: ``reset`` (goal text and the conditioning video), ``observe`` (every low-level
 frame), ``revise`` (a proposed subgoal in, the subgoal to execute out), ``snapshot``
 (memory as it was at a step) and ``diagnostics``. Inside, it wires together the
-specification (:mod:`memory.spec`), the store (:mod:`memory.store`), the tools
-(:mod:`memory.tools`) and structured access (:mod:`memory.access`).
+specification (:mod:`memory.language.spec`), the store (:mod:`memory.store.memory_store`), the tools
+(:mod:`memory.tools`) and structured access (:mod:`memory.control.access`).
 
 With ``MemoryConfig(enabled=False)`` every proposal passes through untouched and no
 tool runs, so the stack behaves exactly as it would without a memory layer.
@@ -19,15 +19,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from memory.access import NOT_A_READ, ReadTrace, StructuredAccess, gate_trace
-from memory.boundary import check_frame, check_text
+from memory.control.access import NOT_A_READ, ReadTrace, StructuredAccess, gate_trace
+from memory.control.boundary import check_frame, check_text
 from memory.events import events_for
-from memory.frames import Frame
-from memory.records import EntityRecord
-from memory.refine import refine_every_point
-from memory.needs import Need, needs_of
-from memory.spec import InstructionSpecifier, MemorySpec, ReadKind, Specifier
-from memory.store import EditOp, MemoryStore, StoreKind
+from memory.contract.frames import Frame
+from memory.store.records import EntityRecord
+from memory.control.refine import refine_every_point
+from memory.language.needs import Need, needs_of
+from memory.language.spec import InstructionSpecifier, MemorySpec, ReadKind, Specifier
+from memory.store.memory_store import EditOp, MemoryStore, StoreKind
 from memory.tools.base import Tool
 from subgoals.grammar import Point
 
@@ -61,7 +61,7 @@ class MemoryConfig:
 
     refine_every_verb: bool = False
     """Ablation: after the reads, re-ground the point of every noun phrase of every proposal in the
-    current view (``memory/refine.py``), not only the points of history-dependent slots."""
+    current view (``memory/control/refine.py``), not only the points of history-dependent slots."""
 
     specifier: Specifier | None = field(default=None, compare=False)
     """``goal -> MemorySpec``; ``None`` uses the deterministic instruction parser."""

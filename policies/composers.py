@@ -46,7 +46,7 @@ class HistoryBlindComposer(Composer):
         self.draws: list[dict] = []
 
     def reset(self, goal: str, seed: int, demo_frames) -> None:
-        # ``seed`` is the episode's composer stream (experiments/streams.py): different in every
+        # ``seed`` is the episode's composer stream (experiments/loop/streams.py): different in every
         # episode, the same for every condition that shares this composer
         self.rng = np.random.default_rng(seed)
         self._key, self._held, self.draws = None, None, []

@@ -7,7 +7,7 @@ attempt with that probability: it closes the gripper ``high_dz`` above the grasp
 ``offset_xy`` to one side (on the object's edge, which may push it), lifts, opens and then grasps
 properly. Such a failure costs time but is recovered. With ``p_drop > 0`` a carry lets the object
 slip with that probability, which is not recovered.
-The draws come from the episode's ``policy`` stream (``experiments/streams.py``), so the same
+The draws come from the episode's ``policy`` stream (``experiments/loop/streams.py``), so the same
 episode and seed fail the same grasps in every condition until the conditions' actions diverge.
 """
 

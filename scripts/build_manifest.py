@@ -72,7 +72,7 @@ def record(path: Path, task: str, episode: int, offset: int | None, unsolved_rea
 def search_episode(env, task: str, split: str, episode: int, max_retry: int):
     """(offset, unsolved reason, log lines) for one episode; offset None when no scene resets."""
     from envs.episodes import EpisodeSpec, base_seed, difficulty_for
-    from experiments.oracle_rollout import run_oracle
+    from experiments.loop.oracle_rollout import run_oracle
 
     first_resettable, reasons, lines = None, [], []
     for r in range(max_retry + 1):
@@ -97,7 +97,7 @@ def solved_in_run(run_dir: str, task: str, split: str, episode: int) -> int | No
     arm plays the same scripted policy on the env's own subgoals, so a successful oracle row at offset
     r says what :func:`search_episode` would find; reading it saves replaying the rollout. Rows of a
     failed oracle are not evidence: those episodes are searched as usual."""
-    from experiments.results import read_rows
+    from experiments.loop.results import read_rows
 
     for row in read_rows(run_dir, warn=False):
         if (row.get("condition"), row.get("task"), row.get("split"), row.get("episode")) == ("oracle", task, split, episode) \

@@ -25,7 +25,7 @@ def main() -> None:
     ap.add_argument("--episodes", default="0:20")
     ap.add_argument("--split", default="test")
     args = ap.parse_args()
-    from experiments.oracle_rollout import oracle_success_rate
+    from experiments.loop.oracle_rollout import oracle_success_rate
 
     outs = oracle_success_rate(args.task, parse_range(args.episodes), args.split)
     for o in outs:

@@ -9,7 +9,7 @@ reach a tool through this door.
 Every producer and consumer passes this one type: the subgoal-level envs put the env steps
 of a subgoal in ``info["frames"]`` as Frames (``wrappers.subgoal_execution`` on our
 backend, ``envs.official.env`` on the official one), and the memory observes those very
-objects (``memory.frames`` is its door: the same class, re-exported). It lives here, in the
+objects (``memory.contract.frames`` is its door: the same class, re-exported). It lives here, in the
 bottom layer next to the subgoal language, because it is the memory's input contract
 and both sides must import it: ``envs`` may not import ``memory`` or ``wrappers``, and
 ``memory`` may not import ``envs`` (``tests/test_import_direction.py``,

@@ -10,10 +10,10 @@ from envs import episode_spec
 def blind_fails_memory_succeeds(task: str, episode: int) -> dict:
     """Run ``task`` ``episode`` as no-memory and as memory; assert the first fails and the second
     succeeds; return both outcomes by condition name."""
-    from experiments.config import ExperimentConfig
-    from experiments.episode import run_episode
-    from experiments.records import WorkUnit
-    from experiments.unit import build_parts
+    from experiments.loop.config import ExperimentConfig
+    from experiments.loop.episode import run_episode
+    from experiments.loop.records import WorkUnit
+    from experiments.loop.unit import build_parts
 
     cfg = ExperimentConfig.from_flat(out=f"/tmp/robomem_blind_vs_memory_{task}", wandb="disabled")
     outcomes = {}

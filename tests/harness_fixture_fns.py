@@ -1,6 +1,6 @@
 """Small, real unit functions for testing the experiment harness without the simulator.
 
-Each has the signature of ``experiments.unit.run_unit``; the outcome is a pure function of the
+Each has the signature of ``experiments.loop.unit.run_unit``; the outcome is a pure function of the
 unit, so two runs of the same config must write the same rows. Used in-process, in spawned
 worker processes, in Ray workers and through the hidden ``--unit-fn tests.harness_fixture_fns:NAME``
 option of ``python -m experiments.run``.
@@ -15,7 +15,7 @@ import signal
 import time
 
 from envs.episodes import episode_spec
-from experiments.records import EpisodeResult, WorkUnit
+from experiments.loop.records import EpisodeResult, WorkUnit
 
 
 def _h(unit: WorkUnit) -> int:

@@ -5,14 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from envs.core.probes import ProbeQuestion
-from experiments.assessment import Assessment
-from memory.records import ProgressRecord
-from memory.store import MemoryStore
+from experiments.audit.assessment import Assessment
+from memory.store.records import ProgressRecord
+from memory.store.memory_store import MemoryStore
 
 
 @dataclass
 class _Memory:
-    """The part of the memory interface the audit reads: ``snapshot(step)`` (memory/interface.py)."""
+    """The part of the memory interface the audit reads: ``snapshot(step)`` (memory/contract/interface.py)."""
 
     store: MemoryStore = field(default_factory=MemoryStore)
 

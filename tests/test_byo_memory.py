@@ -1,4 +1,4 @@
-"""Bring your own memory: the interface (memory/interface.py), the example memory, and its run
+"""Bring your own memory: the interface (memory/contract/interface.py), the example memory, and its run
 through the real harness with the same audit as ours."""
 
 from __future__ import annotations
@@ -6,12 +6,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from experiments.conditions import condition_from_name, condition_sort_key
+from experiments.loop.conditions import condition_from_name, condition_sort_key
 from memory.examples.last_seen import LastSeenMemory
-from memory.frames import Frame
-from memory.interface import Memory, check_memory, load_memory_class
+from memory.contract.frames import Frame
+from memory.contract.interface import Memory, check_memory, load_memory_class
 from memory.layer import MemoryConfig, MemoryLayer
-from memory.store import EditOp, Snapshot
+from memory.store.memory_store import EditOp, Snapshot
 from memory.tools.registry import default_tools
 
 EXAMPLE = "memory.examples.last_seen:LastSeenMemory"
@@ -27,7 +27,7 @@ def test_our_layer_and_the_example_are_memories():
     ("last_seen", "must be written 'package.module:Class'"),
     ("no.such.module:Thing", "cannot import module 'no.such.module'"),
     ("memory.examples.last_seen:Nope", "has no class 'Nope'"),
-    ("memory.frames:Frame", "lacks reset, observe, revise, snapshot, diagnostics"),
+    ("memory.contract.frames:Frame", "lacks reset, observe, revise, snapshot, diagnostics"),
 ])
 def test_bad_memory_paths_are_named(path, message):
     with pytest.raises(ValueError, match=message):
@@ -82,9 +82,9 @@ def test_example_abstains_on_a_colour_never_seen():
 
 
 def test_example_runs_through_the_harness_with_the_audit(tmp_path):
-    from experiments.config import ExperimentConfig
-    from experiments.records import WorkUnit
-    from experiments.unit import run_unit
+    from experiments.loop.config import ExperimentConfig
+    from experiments.loop.records import WorkUnit
+    from experiments.loop.unit import run_unit
 
     cfg = ExperimentConfig.from_flat(tasks=("VideoUnmask",), wandb="disabled", out=str(tmp_path))
     row = run_unit(WorkUnit("VideoUnmask", "train", 0, f"memory:{EXAMPLE}", 7), cfg)

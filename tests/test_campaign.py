@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from experiments import campaign
-from experiments.config import parse_config
-from experiments.publish import publish
-from experiments.results import read_rows
+from experiments.reporting import campaign
+from experiments.loop.config import parse_config
+from experiments.reporting.publish import publish
+from experiments.loop.results import read_rows
 
 
 @pytest.mark.parametrize("stage", campaign.V1, ids=lambda s: s.name)

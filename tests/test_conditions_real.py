@@ -12,10 +12,10 @@ import json
 import numpy as np
 import pytest
 
-from experiments.conditions import ALL_CONDITIONS, condition_from_name
-from experiments.config import ConfigError, SpecifierConfig, parse_config
-from experiments.memory_factory import ConditionRefused, condition_signature, memory_config
-from memory.frames import Frame
+from experiments.loop.conditions import ALL_CONDITIONS, condition_from_name
+from experiments.loop.config import ConfigError, SpecifierConfig, parse_config
+from experiments.loop.memory_factory import ConditionRefused, condition_signature, memory_config
+from memory.contract.frames import Frame
 from memory.layer import MemoryLayer
 from memory.tools.registry import default_tools
 

@@ -12,8 +12,8 @@ import pytest
 
 from envs.episodes import ALL_TASKS, SUITES
 from experiments import run
-from experiments.conditions import ALL_CONDITIONS
-from experiments.config import (
+from experiments.loop.conditions import ALL_CONDITIONS
+from experiments.loop.config import (
     FLAT_FIELDS,
     GROUPS,
     OUTCOME_FIELDS,
@@ -26,7 +26,7 @@ from experiments.config import (
     parse_config,
     parse_episodes,
 )
-from experiments.results import config_mismatch, write_config_json
+from experiments.loop.results import config_mismatch, write_config_json
 from policies.noise import ScriptedNoise
 
 ROOT = Path(__file__).resolve().parents[1]

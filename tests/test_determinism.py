@@ -15,7 +15,7 @@ import pytest
 
 from envs import ALL_TASKS, make_env
 from envs.episodes import episode_spec
-from experiments.oracle_rollout import run_oracle
+from experiments.loop.oracle_rollout import run_oracle
 
 
 def test_an_episode_does_not_depend_on_the_episode_before_it():
@@ -27,9 +27,9 @@ def test_an_episode_does_not_depend_on_the_episode_before_it():
 
 
 def _harness_episode(task: str, episode: int, condition: str, out) -> tuple:
-    from experiments.config import parse_config
-    from experiments.records import WorkUnit
-    from experiments.unit import run_unit
+    from experiments.loop.config import parse_config
+    from experiments.loop.records import WorkUnit
+    from experiments.loop.unit import run_unit
 
     cfg = parse_config(["--preset", "paper", "--tasks", task, "--split", "train", "--out", str(out)])
     r = run_unit(WorkUnit(task, "train", episode, condition, 7), cfg)
@@ -38,8 +38,8 @@ def _harness_episode(task: str, episode: int, condition: str, out) -> tuple:
 
 def _alone_and_after(task: str, condition: str, out) -> tuple[tuple, tuple]:
     """Train episode 1 on a fresh env, then on the env the harness cached after episode 0: a worker
-    process keeps one env per task for all its episodes (``experiments.unit._low_env``)."""
-    from experiments.unit import _low_env
+    process keeps one env per task for all its episodes (``experiments.loop.unit._low_env``)."""
+    from experiments.loop.unit import _low_env
 
     _low_env.cache_clear()
     alone = _harness_episode(task, 1, condition, out)

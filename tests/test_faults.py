@@ -27,7 +27,7 @@ import harness_fixture_fns as fx  # noqa: E402
 from test_openpi_client import free_port, server_process  # noqa: E402  (reuse the real-server fixture)
 
 from experiments import run  # noqa: E402
-from experiments.results import ResultsWarning, read_rows  # noqa: E402
+from experiments.loop.results import ResultsWarning, read_rows  # noqa: E402
 
 pytestmark = pytest.mark.timeout(300)  # the first simulator test of a process also compiles the shaders
 

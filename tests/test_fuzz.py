@@ -24,7 +24,7 @@ import time
 
 import pytest
 
-from experiments.config import ConfigError, ExperimentConfig, check_preset, expand_tasks, parse_config, parse_episodes
+from experiments.loop.config import ConfigError, ExperimentConfig, check_preset, expand_tasks, parse_config, parse_episodes
 from subgoals.grammar import Subgoal, SubgoalParseError, format_subgoal, parse_subgoal, try_parse
 
 # --------------------------------------------------------------------------- generators

@@ -9,7 +9,7 @@ import pytest
 
 from envs import ALL_TASKS
 from envs.core.rewording import GOAL_PLACEHOLDERS, draw_rewording, placeholders_of, rewordings
-from experiments.streams import stream_seed
+from experiments.loop.streams import stream_seed
 from tests.goal_cases import goal_cases, layout_only, rewordings_of
 
 CASES = goal_cases(range(20))
@@ -59,7 +59,7 @@ def test_draw_is_the_episode_goal_stream():
 
 
 def test_the_cli_option_reaches_the_config():
-    from experiments.config import parse_config
+    from experiments.loop.config import parse_config
 
     cfg = parse_config(["--goal-style", "reworded", "--split", "train"])
     assert cfg.env.goal_style == "reworded"

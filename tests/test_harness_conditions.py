@@ -7,7 +7,7 @@ import itertools
 
 import pytest
 
-from experiments.conditions import (
+from experiments.loop.conditions import (
     ABLATIONS,
     ALL_CONDITIONS,
     Condition,

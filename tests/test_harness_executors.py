@@ -9,10 +9,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import harness_fixture_fns as fx  # noqa: E402
 
 from experiments import run  # noqa: E402
-from experiments.config import ExperimentConfig  # noqa: E402
-from experiments.executors import LocalExecutor, UnitFnRef, make_units, pending_units, resolve_unit_fn, run_one  # noqa: E402
-from experiments.records import WorkUnit  # noqa: E402
-from experiments.results import iter_rows, read_rows  # noqa: E402
+from experiments.loop.config import ExperimentConfig  # noqa: E402
+from experiments.loop.executors import LocalExecutor, UnitFnRef, make_units, pending_units, resolve_unit_fn, run_one  # noqa: E402
+from experiments.loop.records import WorkUnit  # noqa: E402
+from experiments.loop.results import iter_rows, read_rows  # noqa: E402
 
 
 def _outcome(r):
@@ -38,7 +38,7 @@ def test_units_are_ordered_task_condition_seed_episode():
 
 def test_default_unit_fn_is_lazy_and_picklable():
     ref = resolve_unit_fn(None)
-    assert isinstance(ref, UnitFnRef) and ref.spec == "experiments.unit:run_unit"
+    assert isinstance(ref, UnitFnRef) and ref.spec == "experiments.loop.unit:run_unit"
     assert resolve_unit_fn(fx.det_unit).spec == "harness_fixture_fns:det_unit"
     assert resolve_unit_fn(fx.det_unit).resolve() is fx.det_unit
 

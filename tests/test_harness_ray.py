@@ -11,7 +11,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import harness_fixture_fns as fx  # noqa: E402
 
 from experiments import run  # noqa: E402
-from experiments.results import iter_rows, read_rows  # noqa: E402
+from experiments.loop.results import iter_rows, read_rows  # noqa: E402
 
 pytest.importorskip("ray")
 

@@ -14,11 +14,11 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import harness_fixture_fns as fx  # noqa: E402
 
-from experiments import results as results_mod  # noqa: E402
+from experiments.loop import results as results_mod  # noqa: E402
 from experiments import run  # noqa: E402
-from experiments.config import ExperimentConfig  # noqa: E402
-from experiments.records import WorkUnit  # noqa: E402
-from experiments.results import (  # noqa: E402
+from experiments.loop.config import ExperimentConfig  # noqa: E402
+from experiments.loop.records import WorkUnit  # noqa: E402
+from experiments.loop.results import (  # noqa: E402
     ResultsWarning,
     ResultsWriteError,
     ResultsWriter,

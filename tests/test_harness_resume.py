@@ -11,8 +11,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import harness_fixture_fns as fx  # noqa: E402
 
-from experiments.records import WorkUnit  # noqa: E402
-from experiments.results import iter_rows, read_rows  # noqa: E402
+from experiments.loop.records import WorkUnit  # noqa: E402
+from experiments.loop.results import iter_rows, read_rows  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -12,14 +12,14 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import harness_fixture_fns as fx  # noqa: E402
 
-from experiments.config import ExperimentConfig  # noqa: E402
-from experiments.executors import make_units  # noqa: E402
+from experiments.loop.config import ExperimentConfig  # noqa: E402
+from experiments.loop.executors import make_units  # noqa: E402
 
 pytest.importorskip("wandb")
 
 
 def test_offline_runs_hold_the_summary(tmp_path, monkeypatch):
-    from experiments.wandb_log import log_results
+    from experiments.reporting.wandb_log import log_results
 
     monkeypatch.delenv("WANDB_MODE", raising=False)
     cfg = ExperimentConfig.from_flat(tasks=("BinFill", "VideoUnmask"), episodes=("0:3",), seeds=(7, 11), conditions=("memory",), out=tmp_path / "exp1")
@@ -48,7 +48,7 @@ def test_offline_runs_hold_the_summary(tmp_path, monkeypatch):
 
 
 def test_disabled_logs_nothing(tmp_path):
-    from experiments.wandb_log import log_results
+    from experiments.reporting.wandb_log import log_results
 
     cfg = ExperimentConfig.from_flat(tasks=("BinFill",), out=tmp_path, wandb="disabled")
     assert log_results(cfg, [fx.det_unit(u, cfg).to_dict() for u in make_units(cfg)]) == []
@@ -57,8 +57,8 @@ def test_disabled_logs_nothing(tmp_path):
 
 def test_published_results_mirror_into_one_group(tmp_path, monkeypatch):
     """A campaign published over several sessions logs as one W&B group, plus a report run per name."""
-    from experiments.publish import publish
-    from experiments.wandb_group import GroupArgs, log_group
+    from experiments.reporting.publish import publish
+    from experiments.reporting.wandb_group import GroupArgs, log_group
 
     monkeypatch.delenv("WANDB_MODE", raising=False)
     cfg = ExperimentConfig.from_flat(tasks=("BinFill",), episodes=("0:2",), seeds=(7,), conditions=("oracle", "memory"),

@@ -1,4 +1,4 @@
-"""The floating-point host a run records (``experiments.host``): rows reproduce per host only, so the
+"""The floating-point host a run records (``experiments.loop.host``): rows reproduce per host only, so the
 config must say which CPU dispatch they ran with, and a resume on another dispatch keeps the record."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ import os
 import subprocess
 import sys
 
-from experiments.config import ExperimentConfig
-from experiments.host import DISPATCH_OVERRIDES, cpu_model_and_flags, floating_point_host
-from experiments.results import write_config_json
+from experiments.loop.config import ExperimentConfig
+from experiments.loop.host import DISPATCH_OVERRIDES, cpu_model_and_flags, floating_point_host
+from experiments.loop.results import write_config_json
 
 CPUINFO = """processor\t: 0
 model name\t: Example CPU @ 2.0GHz
@@ -31,7 +31,7 @@ def test_cpuinfo_parsed_to_model_and_the_flags_that_move_results():
 def _host_in_subprocess(**env) -> dict:
     """``floating_point_host()`` of a fresh process whose environment has only the overrides in ``env``
     (the ones this machine's own environment sets, e.g. ``OPENBLAS_CORETYPE``, are taken out)."""
-    code = "import json; from experiments.host import floating_point_host; print(json.dumps(floating_point_host()))"
+    code = "import json; from experiments.loop.host import floating_point_host; print(json.dumps(floating_point_host()))"
     clean = {k: v for k, v in os.environ.items() if k not in DISPATCH_OVERRIDES}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          env={**clean, **env}, cwd=os.path.dirname(os.path.dirname(__file__)))

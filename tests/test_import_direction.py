@@ -5,6 +5,12 @@ the memory and the policies can all read and write subgoal text without importin
 the memory never imports the policies (nor the simulator, see ``test_memory_isolation``); the
 envs import neither the policies nor the memory; and no module of the project sits on an
 import cycle, counting imports made inside functions, which only hide a cycle.
+
+Inside ``experiments`` and ``memory`` the packages are layered too (``LAYERS``): a package imports
+only the ones listed below it, so the folders show the architecture. ``experiments``: audit
+instruments < the run loop < reporting < the commands (``experiments/<command>.py``). ``memory``:
+the harness contract < the store < the language front end < perception < the robot's own signals
+< events < access and control < tools < ``memory.layer`` (our memory) and the examples.
 """
 
 from __future__ import annotations
@@ -22,6 +28,13 @@ ALLOWED = {
     "envs": {"envs", "subgoals"},
     "policies": {"policies", "subgoals", "envs"},
 }
+
+
+LAYERS: dict[str, tuple[str, ...]] = {
+    "experiments": ("audit", "loop", "reporting"),
+    "memory": ("contract", "store", "language", "perception", "robot", "events", "control", "tools"),
+}
+"""Per package, its sub-packages from the bottom up; any other module of it sits above them all."""
 
 
 def _module_name(path: Path) -> str:
@@ -111,3 +124,41 @@ def test_no_module_sits_on_an_import_cycle():
 
 def test_the_cycle_check_itself_finds_a_cycle():
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def _layer(module: str) -> tuple[str, int] | None:
+    """(package, rank) of ``module`` inside a layered package; a module outside every sub-package
+    (a command, ``memory.layer``) ranks above all of them."""
+    parts = module.split(".")
+    if parts[0] not in LAYERS or len(parts) == 1:
+        return None
+    order = LAYERS[parts[0]]
+    return parts[0], order.index(parts[1]) if parts[1] in order else len(order)
+
+
+def _layer_violations(graph: dict[str, set[str]]) -> list[str]:
+    bad = []
+    for name, deps in graph.items():
+        mine = _layer(name)
+        for dep in deps:
+            theirs = _layer(dep)
+            if mine and theirs and mine[0] == theirs[0] and theirs[1] > mine[1]:
+                bad.append(f"{name} -> {dep}")
+    return sorted(bad)
+
+
+def test_packages_inside_experiments_and_memory_import_downwards():
+    bad = _layer_violations(GRAPH)
+    assert not bad, f"an import upwards across {LAYERS}: {bad}"
+
+
+def test_every_sub_package_is_placed_in_a_layer():
+    for package, order in LAYERS.items():
+        found = sorted(p.name for p in (ROOT / package).iterdir() if (p / "__init__.py").exists())
+        assert set(found) <= set(order) | {"examples"}, (package, found)
+
+
+def test_the_layer_check_itself_finds_an_upward_import():
+    graph = {"memory.store.records": {"memory.tools.base"}, "experiments.loop.unit": {"experiments.audit.assessment"},
+             "experiments.audit.assessment": {"experiments.run"}}
+    assert _layer_violations(graph) == ["experiments.audit.assessment -> experiments.run", "memory.store.records -> memory.tools.base"]

@@ -7,14 +7,14 @@ import json
 import numpy as np
 import pytest
 
-from memory.access import StructuredAccess, slot_query
-from memory.frames import Frame
+from memory.control.access import StructuredAccess, slot_query
+from memory.contract.frames import Frame
 from memory.layer import MemoryConfig, MemoryLayer, Revision
-from memory.needs import Need
-from memory.query import Query
-from memory.records import EntityRecord, EntityStatus, ProgressRecord, Source
-from memory.spec import MemorySpec, ReadKind, specify
-from memory.store import MemoryStore
+from memory.language.needs import Need
+from memory.control.query import Query
+from memory.store.records import EntityRecord, EntityStatus, ProgressRecord, Source
+from memory.language.spec import MemorySpec, ReadKind, specify
+from memory.store.memory_store import MemoryStore
 from memory.tools.base import Tool
 from subgoals.edits import SetOrdinal
 from subgoals.grammar import Point, parse_subgoal

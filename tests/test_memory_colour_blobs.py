@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from memory.frames import Frame
+from memory.contract.frames import Frame
 from memory.layer import MemoryConfig, MemoryLayer
-from memory.records import EntityRecord, EntityStatus
+from memory.store.records import EntityRecord, EntityStatus
 from memory.perception.blobs import colour_mask, find_blobs, hsv
 from memory.tools.colour_blobs import ColourBlobTool
 from subgoals.grammar import Point

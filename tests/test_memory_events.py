@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
-from memory.count_gate import CountGate, CountGates
+from memory.control.count_gate import CountGate, CountGates
 from memory.events import (
     GRIPPER_LIVE,
     DescentConfig,
@@ -27,9 +27,9 @@ from memory.events import dwell as dwell_module
 from memory.events import press as press_module
 from memory.events import DwellConfig, PressConfig
 from memory.events.tracking import BlobTrack, TrackConfig
-from memory.frames import Frame
+from memory.contract.frames import Frame
 from memory.perception.blobs import Blob
-from memory.store import MemoryStore
+from memory.store.memory_store import MemoryStore
 
 OPEN, CLOSED = 1.0, -1.0
 TABLE = (150, 110, 70)  # the wooden table: orange, saturation about 0.53
@@ -121,7 +121,7 @@ def test_gripper_without_a_gripper_column_keeps_its_state():
 
 def test_two_tools_see_one_release():
     """The repetition counter and the deposit counter, on one store, read the same release event."""
-    from memory.spec import MemorySpec
+    from memory.language.spec import MemorySpec
     from memory.tools.deposit_counter import DepositCounter
     from memory.tools.repetition_counter import RepetitionCounter
 

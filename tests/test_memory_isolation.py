@@ -124,14 +124,14 @@ class _TaggedArray(__import__("numpy").ndarray):
 def test_only_str_and_frames_of_plain_arrays_cross():
     import numpy as np
 
-    from memory.frames import Frame
+    from memory.contract.frames import Frame
 
     layer = _layer()
     rgb = np.zeros((8, 8, 3), np.uint8)
     layer.observe(Frame(step=1, rgb=rgb))
     with pytest.raises(TypeError, match="must be a str"):
         layer.revise(np.str_("pick up the red cube"), Frame(step=2, rgb=rgb))
-    with pytest.raises(TypeError, match="memory.frames.Frame"):
+    with pytest.raises(TypeError, match="memory.contract.frames.Frame"):
         layer.observe({"step": 3, "rgb": rgb, "segmentation": rgb})
     with pytest.raises(TypeError, match="goal crossing"):
         layer.reset(b"pick up the red cube", [])

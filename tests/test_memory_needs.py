@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 
 from envs import ALL_TASKS
-from memory.frames import Frame
+from memory.contract.frames import Frame
 from memory.layer import MemoryConfig, MemoryLayer
-from memory.needs import Need, needs_of
-from memory.spec import specify
-from memory.store import MemoryStore
+from memory.language.needs import Need, needs_of
+from memory.language.spec import specify
+from memory.store.memory_store import MemoryStore
 from memory.tools.base import Tool
 from memory.tools.registry import default_tools
 from tests.goal_cases import goal_cases, rewordings_of

@@ -13,12 +13,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from memory.frames import Frame
+from memory.contract.frames import Frame
 from memory.perception import (ColourDetector, ColourHistogram, Perception, PerceptionConfig, PerceptionSetupError,
                                build_perception, cosine)
-from memory.records import EntityRecord
-from memory.spec import specify
-from memory.store import MemoryStore
+from memory.store.records import EntityRecord
+from memory.language.spec import specify
+from memory.store.memory_store import MemoryStore
 from memory.perception.blobs import find_blobs
 from memory.tools.colour_blobs import ColourBlobTool
 

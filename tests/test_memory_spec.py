@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from memory.spec import (
+from memory.language.spec import (
     EventAnchor,
     EvidenceSource,
     InstructionSpecifier,
@@ -20,7 +20,7 @@ from memory.spec import (
     specify,
     wrap_prompt,
 )
-from memory.store import StoreKind
+from memory.store.memory_store import StoreKind
 
 R = ReadKind
 
@@ -316,8 +316,8 @@ def test_answer_parser_validates_fields():
 
 def test_verbs_of_finding_under_a_cover_bind_like_hiding():
     """Lifting a cover to find what is under it is the same relation as the cover hiding it."""
-    from memory.spec import specify
-    from memory.spec_agreement import agreement
+    from memory.language.spec import specify
+    from memory.language.spec_agreement import agreement
 
     template = specify("watch the video carefully, then pick up the container hiding the blue cube, "
                        "finally pick up another container hiding the green cube")
@@ -386,8 +386,8 @@ def test_wordings_without_the_templates_cue_words_read_the_same(template, goal):
     """Demonstrated objects named by what was done to them or where they were seen, manners by likeness,
     routes by "the way around", ordinals after their verb or as "visit number N", pronouns bound to the
     object named before: wordings written after the rewording data, none of them in it."""
-    from memory.spec import specify
-    from memory.spec_agreement import agreement
+    from memory.language.spec import specify
+    from memory.language.spec_agreement import agreement
 
     a = agreement(specify(goal), specify(template))
     assert all(a.values()), [k for k, v in a.items() if not v]

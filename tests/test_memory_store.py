@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.configuration import set_hypothesis_home_dir
 
-from memory.records import (
+from memory.store.records import (
     EntityRecord,
     EntityStatus,
     LayoutRecord,
@@ -21,7 +21,7 @@ from memory.records import (
     TrajectoryRecord,
     record_from_dict,
 )
-from memory.store import EditOp, MemoryStore, Snapshot, StoreKind
+from memory.store.memory_store import EditOp, MemoryStore, Snapshot, StoreKind
 
 # Keep Hypothesis' caches out of the repository (it writes .hypothesis/ in the working directory).
 set_hypothesis_home_dir(Path(tempfile.gettempdir()) / "robomem-hypothesis")

@@ -13,10 +13,10 @@ import pytest
 
 from envs import episode_spec, make_env
 from envs.core.builders.parking import hide_visual, park
-from memory.frames import Frame
-from memory.records import LayoutRecord
-from memory.spec import specify
-from memory.store import MemoryStore
+from memory.contract.frames import Frame
+from memory.store.records import LayoutRecord
+from memory.language.spec import specify
+from memory.store.memory_store import MemoryStore
 from memory.tools.deposit_counter import DepositCounter, dark_squares
 from memory.tools.flash_counter import FlashCounter, find_flashes
 from memory.tools.pass_timer import PassTimer

@@ -11,15 +11,15 @@ import numpy as np
 import pytest
 
 from envs import episode_spec, make_env
-from memory.frames import Frame
+from memory.contract.frames import Frame
 from memory.layer import MemoryConfig, MemoryLayer
-from memory.records import EntityRecord, EntityStatus, Source
-from memory.spec import specify
-from memory.store import MemoryStore
+from memory.store.records import EntityRecord, EntityStatus, Source
+from memory.language.spec import specify
+from memory.store.memory_store import MemoryStore
 from memory.tools.cover_binding import ContainerAppearance, CoverBindingTool, cover_key, note_key
 from memory.tools.cover_tracker import CoverFollowTool, OpticalFlowCue, lk_displacement
 from memory.tools.registry import default_tools, make_tool
-from memory.vocabulary import cover_binding
+from memory.language.vocabulary import cover_binding
 from tests.blind_vs_memory import blind_fails_memory_succeeds
 
 COVER_TOOLS = ("cover_flow", "cover_binding_demo", "cover_follow_demo", "cover_binding_live", "cover_follow_live")
@@ -254,7 +254,7 @@ def test_lost_track_becomes_uncertain_then_reacquired(swap):
 
 
 def test_registry_groups_and_render_needs():
-    from experiments.render_schedule import tool_need
+    from experiments.loop.render_schedule import tool_need
 
     tools = {t.name: t for t in default_tools()}
     assert {t: tools[t].group for t in COVER_TOOLS} == {
@@ -276,7 +276,7 @@ def test_probe_questions_ask_where_each_named_cube_is_hidden(unmask, swap):
 
 
 def test_assessment_answers_the_probes_from_the_snapshot(swap):
-    from experiments.assessment import answer_from_snapshot
+    from experiments.audit.assessment import answer_from_snapshot
 
     layer = swap.layer()
     snap = layer.store.snapshot(swap.live.step)
@@ -302,7 +302,7 @@ def _hand_over(yx, z: float = 0.10) -> np.ndarray:
     """Joint angles whose tool-centre point projects onto pixel ``yx`` at height ``z`` (least squares)."""
     from scipy.optimize import least_squares
 
-    from memory.arm_view import panda_tcp, to_pixel
+    from memory.robot.arm_view import panda_tcp, to_pixel
 
     home = np.array([0.0, np.pi / 8, 0.0, -5 * np.pi / 8, 0.0, 3 * np.pi / 4, np.pi / 4])
 
@@ -314,7 +314,7 @@ def _hand_over(yx, z: float = 0.10) -> np.ndarray:
 
 
 def test_arm_covers_the_pixels_around_its_hand_only():
-    from memory.arm_view import arm_covers, panda_tcp, to_pixel
+    from memory.robot.arm_view import arm_covers, panda_tcp, to_pixel
 
     q = _hand_over((100, 140))
     assert np.allclose(to_pixel(panda_tcp(q)), (100, 140), atol=0.5)

@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 
 from envs import episode_spec, make_env
-from memory.frames import Frame
-from memory.spec import specify
-from memory.store import MemoryStore, StoreKind
+from memory.contract.frames import Frame
+from memory.language.spec import specify
+from memory.store.memory_store import MemoryStore, StoreKind
 from memory.tools.manner_reader import KEY as MANNER_KEY
 from memory.tools.manner_reader import MannerReader, panda_tcp, proposal_manner
 from memory.tools.peg_reader import BINDING, ENTITY_KEY, TRAJ_KEY, PegReader, to_pixel
@@ -158,7 +158,7 @@ def test_peg_end_and_side_are_read_from_the_video(insert_peg):
     assert ent.binding == BINDING and ent.readable
     assert _nearest(t, np.array(ent.position, float), insert_peg["links"]) is insert_peg["grasp"]
     assert store.get(TRAJ_KEY).segments == (f"grasp the {truth['end_word']} end", f"insert from the {truth['side']} side")
-    from experiments.assessment import answer_from_snapshot
+    from experiments.audit.assessment import answer_from_snapshot
 
     snap = store.snapshot(insert_peg["live"].step)
     for q in insert_peg["probe"]:
@@ -218,8 +218,8 @@ def test_memory_turns_a_blind_failure_into_a_success(task, episode):
 @pytest.mark.parametrize("name, group, tool", [("memory-no-manner", "manner", "manner_reader"),
                                                ("memory-no-peg-end-side", "peg_end_side", "peg_reader")])
 def test_each_new_state_type_has_its_ablation_switch(name, group, tool):
-    from experiments.conditions import condition_from_name
-    from experiments.memory_factory import build_memory
+    from experiments.loop.conditions import condition_from_name
+    from experiments.loop.memory_factory import build_memory
 
     full = build_memory(condition_from_name("memory"))
     ablated = build_memory(condition_from_name(name))

@@ -16,12 +16,12 @@ import pytest
 from scipy import ndimage
 
 from envs import episode_spec, make_env
-from experiments.render_schedule import NO_VIDEO
-from memory.frames import Frame
+from experiments.loop.render_schedule import NO_VIDEO
+from memory.contract.frames import Frame
 from memory.layer import MemoryConfig, MemoryLayer
-from memory.records import EntityRecord, EntityStatus
-from memory.spec import specify
-from memory.store import MemoryStore
+from memory.store.records import EntityRecord, EntityStatus
+from memory.language.spec import specify
+from memory.store.memory_store import MemoryStore
 from memory.tools.demo_handled import KEY as HANDLED_KEY
 from memory.tools.demo_handled import DemoHandledTool
 from memory.tools.demo_places import KEY as PLACES_KEY
@@ -366,7 +366,7 @@ def _reach(world_xyz) -> np.ndarray:
     """Joint angles whose tool-centre point is at ``world_xyz`` (a few iterations of least squares)."""
     from scipy.optimize import least_squares
 
-    from memory.arm_view import panda_tcp
+    from memory.robot.arm_view import panda_tcp
 
     target = np.asarray(world_xyz, float) - PANDA_BASE
     return least_squares(lambda q: panda_tcp(q) - target, HOME_Q).x
@@ -441,7 +441,7 @@ def test_a_pause_with_the_object_held_up_is_not_a_place():
     """The demonstration pauses with the cube lifted above its next target: still, but no place. The
     joint angles tell it: the tool-centre point high and over the object. With the hand low, or high
     but elsewhere (the object rests while the arm moves on), the stillness may be a place."""
-    from memory.arm_view import panda_tcp, to_pixel
+    from memory.robot.arm_view import panda_tcp, to_pixel
 
     tool = DemoPlacesTool()
     over = np.array([0.0, 0.1, 0.15])

@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 
 from envs import episode_spec, make_env
-from memory.frames import Frame
-from memory.spec import ReadKind, specify
-from memory.store import MemoryStore
+from memory.contract.frames import Frame
+from memory.language.spec import ReadKind, specify
+from memory.store.memory_store import MemoryStore
 from memory.tools.route_reader import KEY, NAME, RouteReader, compass_word, find_cues
 from tests.blind_vs_memory import blind_fails_memory_succeeds
 

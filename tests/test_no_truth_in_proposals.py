@@ -14,8 +14,8 @@ import re
 import numpy as np
 import pytest
 
-from experiments.conditions import condition_from_name
-from experiments.memory_factory import build_memory
+from experiments.loop.conditions import condition_from_name
+from experiments.loop.memory_factory import build_memory
 from experiments.run import main
 from subgoals.grammar import is_ordinal_word, ordinal_word, without_ordinals
 
@@ -72,10 +72,10 @@ class RecordingMemory:
 
 def _record(task: str, episode: int):
     from envs.episodes import episode_spec
-    from experiments.config import parse_config
-    from experiments.episode import run_episode
-    from experiments.records import WorkUnit
-    from experiments.unit import build_parts
+    from experiments.loop.config import parse_config
+    from experiments.loop.episode import run_episode
+    from experiments.loop.records import WorkUnit
+    from experiments.loop.unit import build_parts
 
     cfg = parse_config(["--tasks", task, "--split", "train", "--wandb", "disabled"])
     unit = WorkUnit(task=task, split="train", episode=episode, condition="memory", seed=7)

@@ -4,7 +4,7 @@ skipped with the reason otherwise. The configuration checks run everywhere."""
 import pytest
 
 from envs.official.install import INSTALL_HINT, robomme_available
-from experiments.config import ConfigError, ExperimentConfig
+from experiments.loop.config import ConfigError, ExperimentConfig
 
 AVAILABLE, WHY = robomme_available()
 needs_robomme = pytest.mark.skipif(not AVAILABLE, reason=f"the official robomme package is not importable ({WHY})")
@@ -57,7 +57,7 @@ def test_official_episode_through_our_interface():
     """VideoUnmask test episode 0 with the oracle: video, goal, slot, executed frames, success (~2 min)."""
     from envs.official.env import OfficialSubgoalEnv
     from envs.official.episodes import official_episode_spec
-    from memory.boundary import check_frame
+    from memory.control.boundary import check_frame
 
     env = OfficialSubgoalEnv("VideoUnmask", frame_stride=4)
     obs, info = env.reset(options={"episode": official_episode_spec("VideoUnmask", 0, "test")})

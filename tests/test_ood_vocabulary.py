@@ -12,9 +12,9 @@ import pytest
 from envs import task_class
 from envs.episodes import base_seed
 from envs.ood import NEW_COLOURS, OOD_TIERS, n_tiers, ood_tier
-from memory.spec import specify
+from memory.language.spec import specify
 from memory.perception.blobs import ColourThresholds, find_blobs
-from memory.vocabulary import COLOUR_WORDS, colour_of, cover_binding
+from memory.language.vocabulary import COLOUR_WORDS, colour_of, cover_binding
 
 TABLE = (196, 168, 128)
 PURPLE_TARGET = (160, 32, 240)

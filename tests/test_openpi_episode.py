@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from experiments.config import ExperimentConfig
-from experiments.records import WorkUnit
+from experiments.loop.config import ExperimentConfig
+from experiments.loop.records import WorkUnit
 from policies import policy_server
 
 pytestmark = pytest.mark.timeout(300)
@@ -22,7 +22,7 @@ BENCHMARK_KEYS = {"observation/image", "observation/wrist_image", "observation/s
 
 
 def test_benchmark_server_gets_one_reset_per_episode_and_the_benchmark_request(monkeypatch, tmp_path):
-    from experiments.unit import run_unit
+    from experiments.loop.unit import run_unit
 
     seen: list[dict] = []
 
@@ -52,7 +52,7 @@ def test_benchmark_server_gets_one_reset_per_episode_and_the_benchmark_request(m
 def test_stick_robot_gets_a_7d_client():
     # the stick robot's actions are 7 joints: the client drops the reply's gripper column
     import envs
-    from experiments.unit import build_policy
+    from experiments.loop.unit import build_policy
 
     low = envs.make_env("RouteStick")
     try:

@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 from envs import episode_spec, make_env
-from experiments.conditions import condition_from_name
-from experiments.memory_factory import build_memory
-from experiments.oracle_ladder import OracleLadder, ladder_rung
-from memory.frames import Frame
+from experiments.loop.conditions import condition_from_name
+from experiments.loop.memory_factory import build_memory
+from experiments.audit.oracle_ladder import OracleLadder, ladder_rung
+from memory.contract.frames import Frame
 
 _POINT = re.compile(r"<\s*\d+\s*,\s*\d+\s*>")
 

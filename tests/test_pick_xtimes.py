@@ -6,7 +6,7 @@ import pytest
 
 import envs
 from envs import episode_spec, make_env
-from experiments.oracle_rollout import run_oracle
+from experiments.loop.oracle_rollout import run_oracle
 
 
 @pytest.fixture(scope="module")

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from experiments.publish import PublishError, check_publishable, publish
-from experiments.readme_tables import check_readme, write_readme
-from experiments.report import main as report_main
+from experiments.reporting.publish import PublishError, check_publishable, publish
+from experiments.reporting.readme_tables import check_readme, write_readme
+from experiments.reporting.report import main as report_main
 
 ROOT = Path(__file__).resolve().parents[1]
 

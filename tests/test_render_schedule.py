@@ -16,12 +16,12 @@ import numpy as np
 import pytest
 
 from envs import episode_spec
-from experiments.config import ExperimentConfig
-from experiments.memory_factory import build_memory
-from experiments.conditions import condition_from_name
-from experiments.records import WorkUnit
-from experiments.render_schedule import NO_VIDEO, RenderNeed, render_schedule, tool_need
-from memory.frames import Frame
+from experiments.loop.config import ExperimentConfig
+from experiments.loop.memory_factory import build_memory
+from experiments.loop.conditions import condition_from_name
+from experiments.loop.records import WorkUnit
+from experiments.loop.render_schedule import NO_VIDEO, RenderNeed, render_schedule, tool_need
+from memory.contract.frames import Frame
 from memory.tools.base import Tool
 from policies.composers import OracleComposer
 from policies.scripted import ScriptedPolicy
@@ -81,7 +81,7 @@ def test_declared_attributes_win_and_early_windows():
     assert tool_need(_Tool("unknown")) == RenderNeed(stride=4)  # the default
     with pytest.raises(ValueError, match="stride"):
         RenderNeed(stride=0)
-    # a memory without tools (memory/interface.py) declares the same fields as attributes
+    # a memory without tools (memory/contract/interface.py) declares the same fields as attributes
     class _OwnMemory:
         render_stride, render_video = 2, False
 
@@ -192,7 +192,7 @@ def test_disabled_memory_and_no_video_ablation():
 # --------------------------------------------------------------------------- the simulator
 @pytest.fixture(scope="module")
 def short_env():
-    from experiments.unit import _low_env
+    from experiments.loop.unit import _low_env
 
     return _low_env("PickXtimes", 64, False)  # the env the harness tests below reuse (built once)
 
@@ -238,7 +238,7 @@ def _row(r):
 
 
 def _run(unit, **kw):
-    from experiments.unit import run_unit
+    from experiments.loop.unit import run_unit
 
     return run_unit(unit, cfg(**kw))
 

@@ -11,10 +11,10 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import harness_fixture_fns as fx  # noqa: E402
 
-from experiments import report  # noqa: E402
-from experiments.config import ExperimentConfig  # noqa: E402
-from experiments.executors import make_units  # noqa: E402
-from experiments.results import ResultsWarning, ResultsWriter  # noqa: E402
+from experiments.reporting import report  # noqa: E402
+from experiments.loop.config import ExperimentConfig  # noqa: E402
+from experiments.loop.executors import make_units  # noqa: E402
+from experiments.loop.results import ResultsWarning, ResultsWriter  # noqa: E402
 
 
 def _fill(out: Path, **kw) -> list[dict]:

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from experiments.stats import by_group, by_task, compare, mcnemar_exact, mean_sd, paired_bootstrap_ci, wilson_interval
+from experiments.reporting.stats import by_group, by_task, compare, mcnemar_exact, mean_sd, paired_bootstrap_ci, wilson_interval
 
 
 def _row(task, cond, ep, seed, success, status=None):

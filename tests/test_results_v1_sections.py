@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 
 from envs.episodes import ALL_TASKS
-from experiments import campaign
-from experiments.cost_section import cost_section
-from experiments.failure_reasons import classify, failures_section, oracle_solved_memory_failed
-from experiments.paper_comparison import anchors_section, specificity_section
-from experiments.paper_reference import ABLATIONS
-from experiments.publish import publish
-from experiments.readme_tables import write_readme
+from experiments.reporting import campaign
+from experiments.reporting.cost_section import cost_section
+from experiments.reporting.failure_reasons import classify, failures_section, oracle_solved_memory_failed
+from experiments.reporting.paper_comparison import anchors_section, specificity_section
+from experiments.reporting.paper_reference import ABLATIONS
+from experiments.reporting.publish import publish
+from experiments.reporting.readme_tables import write_readme
 
 
 @pytest.mark.parametrize("ab", [a for a in ABLATIONS.values() if a.cells], ids=lambda a: a.condition)

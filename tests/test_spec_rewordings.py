@@ -1,7 +1,7 @@
 """The rule specifier reads meaning: every rewording of a task's goal gets the template's specification.
 
 Per task, the fraction of rewordings whose specification equals the template's, field by field
-(:mod:`memory.spec_table`), on every train episode 0-19; the held-out rewordings are reported
+(:mod:`memory.language.spec_table`), on every train episode 0-19; the held-out rewordings are reported
 apart (they were not used to write the rules). No simulator: templates come from the layout sampler.
 """
 
@@ -10,9 +10,9 @@ from __future__ import annotations
 import pytest
 
 from envs import ALL_TASKS
-from memory.spec import EventAnchor, EvidenceSource, ReadKind, specify
-from memory.spec_agreement import agreement
-from memory.spec_table import agreement_table, field_table, format_table
+from memory.language.spec import EventAnchor, EvidenceSource, ReadKind, specify
+from memory.language.spec_agreement import agreement
+from memory.language.spec_table import agreement_table, field_table, format_table
 from tests.goal_cases import goal_cases, rewordings_of
 
 DEV_FLOOR = 0.95

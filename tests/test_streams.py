@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from experiments.run import main
-from experiments.streams import STREAM_NAMES, episode_streams, stream_seed
+from experiments.loop.streams import STREAM_NAMES, episode_streams, stream_seed
 from policies.composers import HistoryBlindComposer
 
 

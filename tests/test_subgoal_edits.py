@@ -12,11 +12,11 @@ import dataclasses
 import numpy as np
 import pytest
 
-from memory.frames import Frame
+from memory.contract.frames import Frame
 from memory.layer import MemoryConfig, MemoryLayer
-from memory.needs import Need
-from memory.spec import ReadKind
-from memory.store import MemoryStore
+from memory.language.needs import Need
+from memory.language.spec import ReadKind
+from memory.store.memory_store import MemoryStore
 from memory.tools.base import Tool
 from subgoals import phrases
 from subgoals.edits import Replace, SetDirections, SetOrdinal, SetPoint, SubgoalEdit, SubgoalEditError

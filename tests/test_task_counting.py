@@ -52,7 +52,7 @@ def poses(task) -> dict[str, list[float]]:
 
 
 def rollout(env, spec, on_step=None, on_subgoal=None, horizon: int = 16):
-    """The oracle loop of experiments.oracle_rollout, with hooks: ``on_subgoal(task, oracle_text)`` at
+    """The oracle loop of experiments.loop.oracle_rollout, with hooks: ``on_subgoal(task, oracle_text)`` at
     each subgoal change, ``on_step(task)`` after every step."""
     obs, info = env.reset(options={"episode": spec})
     task = env.unwrapped
@@ -324,7 +324,7 @@ def test_stopcube_slot_at_press_and_wrong_arrival_fails(envs_by_task):
 @pytest.mark.timeout(3600)
 @pytest.mark.parametrize("task", ["SwingXtimes", "BinFill", "StopCube"])
 def test_oracle_success_rate(task):
-    from experiments.oracle_rollout import oracle_success_rate
+    from experiments.loop.oracle_rollout import oracle_success_rate
 
     outs = oracle_success_rate(task, range(20))
     assert sum(o.status == "success" for o in outs) >= 18, [(o.spec.episode_idx, o.status, o.fail_reason) for o in outs]

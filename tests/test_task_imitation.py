@@ -14,7 +14,7 @@ import pytest
 from envs import make_env
 from envs.core.layouts.paths import COMPASS, STEP_OF, compass_word, dfs_path, grid_neighbours, random_walk
 from envs.episodes import episode_spec
-from experiments.oracle_rollout import run_oracle
+from experiments.loop.oracle_rollout import run_oracle
 
 IMITATION = ("PatternLock", "RouteStick", "MoveCube", "InsertPeg")
 

@@ -13,7 +13,7 @@ import pytest
 from envs import episode_spec, make_env, task_class
 from envs.core.animation.container_swaps import BULGE, REVEAL_END, SWAP_START, SWAP_STEPS, lane_pose, rest_poses_after, smoothstep
 from envs.core.layouts.scene import Placed
-from experiments.oracle_rollout import run_oracle
+from experiments.loop.oracle_rollout import run_oracle
 
 TASKS = ["VideoUnmask", "ButtonUnmask", "VideoUnmaskSwap", "ButtonUnmaskSwap"]
 _ENVS: dict = {}

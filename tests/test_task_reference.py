@@ -234,7 +234,7 @@ def test_place_order_truth_follows_the_visits(envs_by_task):
 @pytest.mark.slow
 @pytest.mark.parametrize("task", TASKS)
 def test_oracle_solves_an_episode_of_each_difficulty(envs_by_task, task):
-    from experiments.oracle_rollout import run_oracle
+    from experiments.loop.oracle_rollout import run_oracle
 
     env = envs_by_task(task)
     # easy, medium, hard (test episodes 3 and 4 of the place tasks need a retry seed: a cube in
@@ -246,7 +246,7 @@ def test_oracle_solves_an_episode_of_each_difficulty(envs_by_task, task):
 @pytest.mark.slow
 @pytest.mark.parametrize("task", TASKS[1:])
 def test_video_task_oracle_outcome_is_deterministic(envs_by_task, task):
-    from experiments.oracle_rollout import run_oracle
+    from experiments.loop.oracle_rollout import run_oracle
 
     env = envs_by_task(task)
     spec = EpisodeSpec(task, "test", 3, episode_spec(task, 3).env_seed, "hard")

@@ -3,8 +3,8 @@ directions, route lengths, and the failures named where memory falls below 0.9 o
 
 from __future__ import annotations
 
-from experiments.report import build_report
-from experiments.tier_report import tier_section
+from experiments.reporting.report import build_report
+from experiments.reporting.tier_report import tier_section
 
 
 def row(task, ep, cond, success, tier, *, split="ood", memory=None, status=None, subgoal="press the button"):

@@ -2,7 +2,7 @@
 
 The thresholds are frozen dataclasses (the tools' own and the configs of the event detectors they
 attach); :func:`memory.tools.registry.tool_thresholds` turns them into a JSON-ready record that
-``experiments.results.write_config_json`` writes beside the config.
+``experiments.loop.results.write_config_json`` writes beside the config.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from experiments.config import ExperimentConfig
-from experiments.results import config_mismatch, write_config_json
+from experiments.loop.config import ExperimentConfig
+from experiments.loop.results import config_mismatch, write_config_json
 from memory.tools.base import Tool
 from memory.tools.manner_reader import MannerReader, MannerThresholds
 from memory.tools.peg_reader import PegReader, PegThresholds

@@ -5,7 +5,7 @@ slot, or abstain), the revised subgoal is executed, and every low-level frame se
 fed to ``memory.observe``. With ``memory=None`` the wrapper is a pure pass-through: the same
 subgoal reaches the env, so actions and outcomes are identical step for step (tested).
 
-The memory (:mod:`memory.interface`) only ever receives frames, the goal text, executed
+The memory (:mod:`memory.contract.interface`) only ever receives frames, the goal text, executed
 actions/joint states and the proposed subgoal; never the simulator. The recent-frame baseline is
 its own wrapper, :class:`wrappers.recent_frames.RecentFrames`.
 
@@ -20,7 +20,7 @@ from __future__ import annotations
 import gymnasium as gym
 
 from envs.spaces import rendered
-from memory.frames import Frame
+from memory.contract.frames import Frame
 
 
 def demo_frames(info: dict) -> list[Frame]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import deque
 
-from memory.frames import Frame
+from memory.contract.frames import Frame
 from wrappers.memory_wrapper import MemoryWrapper
 
 

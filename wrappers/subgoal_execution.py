@@ -5,7 +5,7 @@
 in ``info["frames"]``, so a memory above can observe every step.
 
 Frames are rendered only where a consumer needs them (software rendering costs tens of physics
-steps per frame); ``experiments.render_schedule`` decides the arguments from the run's consumers:
+steps per frame); ``experiments.loop.render_schedule`` decides the arguments from the run's consumers:
 
 * ``frame_stride``: a front frame for observers at every env step whose absolute clock is a
   multiple of it (0 = none);

@@ -18,7 +18,7 @@ controllers, physics) whose ``_sensor_configs`` is the benchmark's hand camera:
 
 A camera adds no geometry to the scene and is rendered only when someone captures it
 (``RoboMMETask.render_wrist``), so neither the front view nor a step gets slower; the harness
-captures it only for image policies (``experiments/render_schedule.py``).
+captures it only for image policies (``experiments/loop/render_schedule.py``).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Questions a task asks about its own past, with true answers, for the memory assessment.
 
 Tasks build them from their privileged truth (``task.probe_questions()``); the auditor in
-``experiments/assessment.py`` answers them from the memory's snapshot alone.
+``experiments/audit/assessment.py`` answers them from the memory's snapshot alone.
 """
 
 from __future__ import annotations

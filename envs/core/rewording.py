@@ -3,7 +3,7 @@
 Why: a memory that works only with the benchmark's template wording is a set of per-task scripts.
 ``--goal-style reworded`` gives every composer, the policy and the memory one rewording of the
 episode's goal instead of the template, drawn from the episode's ``goal`` stream
-(:mod:`experiments.streams`), so the same config and seed always see the same wording.
+(:mod:`experiments.loop.streams`), so the same config and seed always see the same wording.
 
 The rewordings live as data in ``envs/tasks/goal_rewordings.json``: per task a list of variants
 (``when``: which episodes a variant fits, e.g. ``{"picks": 2}``), each with ``dev`` rewordings and

@@ -19,7 +19,7 @@ the harness what our ``SubgoalExecution(RoboMMEEnv)`` stack gives it:
   observations with both camera images and their ``*_rendered`` flags (the official env has no
   wrist image here: ``wrist_rendered`` is always 0).
 
-The simulator stays on this side: the memory above sees only frames and text (memory/boundary.py).
+The simulator stays on this side: the memory above sees only frames and text (memory/control/boundary.py).
 """
 
 from __future__ import annotations

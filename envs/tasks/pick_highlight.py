@@ -192,7 +192,7 @@ class PickHighlight(ReferenceTask):
     def probe_questions(self):
         """Questions for the memory assessment: how many cubes were highlighted, and, while one
         highlighted cube is left to pick, where it is (candidates: every cube resting on the table).
-        The record texts are the memory's wording (``memory.vocabulary.highlight_binding``)."""
+        The record texts are the memory's wording (``memory.language.vocabulary.highlight_binding``)."""
         if self.clock < HIGHLIGHT_WINDOW[0]:
             return []
         L = self.layout

@@ -22,7 +22,7 @@ Detectors and their readers:
 Not here: demo_places' pixel fallback for a press (the arm's pixels over the button while the
 object rests on a target: it needs the tool's own places), and the manner reader's low-travel and
 carry integration (sums over the whole video, not events). The counting decision the counters
-share is :mod:`memory.count_gate`.
+share is :mod:`memory.control.count_gate`.
 
 Tracking (the colour-blob ``_Track`` and the cover tracker) is deliberately not one shared tracker
 here; see :mod:`memory.events.tracking` for why, and why not ``supervision``'s ByteTrack.

@@ -12,7 +12,7 @@ Feeding: the layer calls :meth:`EventHub.update` with every frame before any too
 each detector sees each frame exactly once. A tool run without a layer (unit tests) reads
 :meth:`EventHub.events`, which feeds the frame itself the first time it is asked for it: either
 way a detector's ``update`` runs once per frame, whichever caller comes first. Detectors read only
-what a :class:`~memory.frames.Frame` carries (pixels, the robot's own joint readings and command).
+what a :class:`~memory.contract.frames.Frame` carries (pixels, the robot's own joint readings and command).
 
 Strides: a tool reads the events of the frames it observes; every tool that reads the hub observes
 every frame (``stride`` 1), so it misses none.
@@ -25,8 +25,8 @@ from abc import ABC, abstractmethod
 from dataclasses import asdict, dataclass
 from typing import ClassVar, Literal
 
-from memory.frames import Frame, FrameSource
-from memory.store import MemoryStore
+from memory.contract.frames import Frame, FrameSource
+from memory.store.memory_store import MemoryStore
 
 __all__ = ["Detector", "DetectorConfig", "Event", "EventHub", "EventKind", "events_for"]
 

@@ -1,6 +1,6 @@
 """Descent: the hand's stay low over the table, from the arm's own joint readings, with its lowest point.
 
-The tool-centre point comes from the joint angles by forward kinematics (:func:`memory.arm_view.panda_tcp`);
+The tool-centre point comes from the joint angles by forward kinematics (:func:`memory.robot.arm_view.panda_tcp`);
 a descent starts when it goes below ``low_z``, keeps its lowest point (the grasp or put-down
 under the closing or opening fingers) and ends when the hand is up again (``up_z``). Read for the
 demonstration's grasp and put-down (demo_handled: the first two descents) and the peg reader's
@@ -13,9 +13,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from memory.arm_view import panda_tcp, to_pixel
+from memory.robot.arm_view import panda_tcp, to_pixel
 from memory.events.base import Detector, DetectorConfig, Event
-from memory.frames import Frame, FrameSource
+from memory.contract.frames import Frame, FrameSource
 
 __all__ = ["DescentConfig", "DescentDetector"]
 

@@ -15,11 +15,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from memory.arm_view import panda_tcp, to_pixel
+from memory.robot.arm_view import panda_tcp, to_pixel
 from memory.events.base import Detector, DetectorConfig, Event
-from memory.frames import Frame
+from memory.contract.frames import Frame
 from memory.perception.blobs import find_blobs
-from memory.signals import gripper_width
+from memory.robot.signals import gripper_width
 
 __all__ = ["DwellConfig", "DwellDetector", "held_aloft"]
 

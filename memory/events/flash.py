@@ -12,7 +12,7 @@ import numpy as np
 from scipy import ndimage
 
 from memory.events.base import Detector, DetectorConfig, Event
-from memory.frames import Frame
+from memory.contract.frames import Frame
 from memory.perception.blobs import hsv
 
 __all__ = ["Flash", "FlashConfig", "FlashDetector", "Site", "find_flashes", "red_mask"]

@@ -2,7 +2,7 @@
 
 Read once for the repetition counter, the deposit counter, the reference-cube pick count and the
 highlight marks, which each used to keep their own ``_closed`` flag and compare it with
-:func:`memory.signals.gripper_closed`.
+:func:`memory.robot.signals.gripper_closed`.
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from memory.events.base import Detector, DetectorConfig, Event
-from memory.frames import Frame, FrameSource
-from memory.signals import gripper_closed
+from memory.contract.frames import Frame, FrameSource
+from memory.robot.signals import gripper_closed
 
 __all__ = ["GRIPPER_LIVE", "GripperConfig", "GripperEdges"]
 
@@ -20,7 +20,7 @@ __all__ = ["GRIPPER_LIVE", "GripperConfig", "GripperEdges"]
 class GripperConfig(DetectorConfig):
     """Which frames' gripper command to read; there is no numeric threshold.
 
-    The command's sign is the signal (negative: close, :mod:`memory.signals`); a frame without a
+    The command's sign is the signal (negative: close, :mod:`memory.robot.signals`); a frame without a
     gripper column (no action, the stick robot) keeps the last state. ``source``: the edges are
     read within one source only, starting open at its first frame, because the counting tools
     count what the robot does live and the video's last command says nothing about the live

@@ -14,7 +14,7 @@ import numpy as np
 from scipy import ndimage
 
 from memory.events.base import Detector, DetectorConfig, Event
-from memory.frames import Frame
+from memory.contract.frames import Frame
 from memory.perception.layout_pixels import purple_blobs
 
 __all__ = ["PassConfig", "PassDetector"]

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from memory.arm_view import panda_tcp, to_pixel
+from memory.robot.arm_view import panda_tcp, to_pixel
 from memory.events.base import Detector, DetectorConfig, Event
-from memory.frames import Frame
+from memory.contract.frames import Frame
 from memory.perception.layout_pixels import gray_blobs
 
 __all__ = ["PressConfig", "PressDetector"]

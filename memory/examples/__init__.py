@@ -1,1 +1,1 @@
-"""Example memories written against :mod:`memory.interface`, run like ours (``--conditions memory:<module>:<Class>``)."""
+"""Example memories written against :mod:`memory.contract.interface`, run like ours (``--conditions memory:<module>:<Class>``)."""

@@ -1,4 +1,4 @@
-"""A last-seen memory: the smallest useful memory, written only against :mod:`memory.interface`.
+"""A last-seen memory: the smallest useful memory, written only against :mod:`memory.contract.interface`.
 
 It remembers where each colour named in the goal was last seen in the front camera, and when a
 proposed subgoal names a colour that is not in view now, it points the subgoal at the last place
@@ -7,7 +7,7 @@ after the object disappears, wrong after a swap. Run it exactly like our memory:
 
     python -m experiments.run --preset quick --conditions memory:memory.examples.last_seen:LastSeenMemory
 
-It keeps its state in a :class:`memory.store.MemoryStore` (typed records with an edit history),
+It keeps its state in a :class:`memory.store.memory_store.MemoryStore` (typed records with an edit history),
 so the audit reads its snapshots like ours. It uses only frames, the goal text and proposals.
 """
 
@@ -16,13 +16,13 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 
-from memory.access import ReadTrace
-from memory.frames import Frame
+from memory.control.access import ReadTrace
+from memory.contract.frames import Frame
 from memory.layer import Revision
-from memory.records import EntityRecord, EntityStatus, Source
-from memory.store import MemoryStore
+from memory.store.records import EntityRecord, EntityStatus, Source
+from memory.store.memory_store import MemoryStore
 from memory.perception.blobs import find_blobs
-from memory.vocabulary import COLOUR_WORDS
+from memory.language.vocabulary import COLOUR_WORDS
 from subgoals.grammar import Point, points, replace_point
 
 __all__ = ["LastSeenMemory"]

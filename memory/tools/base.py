@@ -25,13 +25,13 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import Any, ClassVar
 
-from memory.frames import Frame
-from memory.needs import Need, needs_of
-from memory.query import Query
-from memory.records import EntityRecord, Record
-from memory.render_need import DEFAULT_RENDER, RenderNeed
-from memory.spec import MemorySpec, ReadKind
-from memory.store import Edit, MemoryStore
+from memory.contract.frames import Frame
+from memory.language.needs import Need, needs_of
+from memory.control.query import Query
+from memory.store.records import EntityRecord, Record
+from memory.contract.render_need import DEFAULT_RENDER, RenderNeed
+from memory.language.spec import MemorySpec, ReadKind
+from memory.store.memory_store import Edit, MemoryStore
 from subgoals.edits import SubgoalEdit
 from subgoals.grammar import Point
 
@@ -48,11 +48,11 @@ class Tool(ABC):
         stride: observe every ``stride``-th frame fed to the tool (1 = every step).
         gate_kind: the read kind this tool's ``gate`` performs, or ``None`` if it has no gate
             or the gate should always be allowed.
-        serves: the needs (:class:`memory.needs.Need`) this tool monitors for; it is enabled in an
+        serves: the needs (:class:`memory.language.needs.Need`) this tool monitors for; it is enabled in an
             episode exactly when the specification has one of them (:meth:`enabled_by`). A tool
             never decides from the goal's wording whether it runs.
         active: whether the last ``reset`` enabled it (set from :meth:`enabled_by`).
-        render: the frames it reads (:class:`memory.render_need.RenderNeed`); the render schedule
+        render: the frames it reads (:class:`memory.contract.render_need.RenderNeed`); the render schedule
             renders exactly the union of what the enabled tools declare.
         reground_priority: order in which the layer asks tools to find a recalled entity in the
             current view, lowest first: owners of a binding (0) know their object best, generic

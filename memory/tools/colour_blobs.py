@@ -13,15 +13,15 @@ from collections.abc import Iterable
 import numpy as np
 
 from memory.events.tracking import BlobTrack, TrackConfig
-from memory.frames import Frame
-from memory.needs import Need
+from memory.contract.frames import Frame
+from memory.language.needs import Need
 from memory.perception.blobs import Blob, ColourThresholds, find_blobs
-from memory.records import EntityRecord, EntityStatus, Source
-from memory.spec import MemorySpec
-from memory.store import MemoryStore
-from memory.render_need import RenderNeed
+from memory.store.records import EntityRecord, EntityStatus, Source
+from memory.language.spec import MemorySpec
+from memory.store.memory_store import MemoryStore
+from memory.contract.render_need import RenderNeed
 from memory.tools.base import Tool, register_tool
-from memory.vocabulary import canonical_role, colour_of
+from memory.language.vocabulary import canonical_role, colour_of
 from subgoals.grammar import Point
 
 __all__ = ["BlobToolThresholds", "ColourBlobTool"]

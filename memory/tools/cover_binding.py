@@ -33,15 +33,15 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import ndimage
 
-from memory.frames import Frame
-from memory.needs import Need
-from memory.records import EntityRecord, EntityStatus, RelationRecord, Source
-from memory.spec import MemorySpec
-from memory.store import MemoryStore
-from memory.render_need import RenderNeed
+from memory.contract.frames import Frame
+from memory.language.needs import Need
+from memory.store.records import EntityRecord, EntityStatus, RelationRecord, Source
+from memory.language.spec import MemorySpec
+from memory.store.memory_store import MemoryStore
+from memory.contract.render_need import RenderNeed
 from memory.tools.base import Tool, register_tool
 from memory.perception.blobs import find_blobs
-from memory.vocabulary import COLOUR_WORDS, canonical_role, colour_of, cover_binding
+from memory.language.vocabulary import COLOUR_WORDS, canonical_role, colour_of, cover_binding
 from subgoals.grammar import COORD_MAX, Point
 
 __all__ = [

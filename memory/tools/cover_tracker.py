@@ -36,7 +36,7 @@ readable.
 
 The arm's own kinematics decide the plainest occlusion: while the arm moves, a container within
 ``arm_px`` of its projected skeleton (joint angles through forward kinematics and the front camera's
-calibration, :mod:`memory.arm_view`), or, while the hand carries something lifted (fingers
+calibration, :mod:`memory.robot.arm_view`), or, while the hand carries something lifted (fingers
 commanded closed, tool-centre point above ``carry_z``), within ``hand_px`` of the hand (a container in
 the grip hangs there and looks exactly like its neighbours), holds where it is. A moving arm sweeping over a container is the
 one motion the pixel cues mistake for the container's own (its gray faces match the container
@@ -48,7 +48,7 @@ the demonstrations (every step rendered), tracked containers move at most about 
 12 px per 4 steps: at the default 4-step live stride that is inside one Lucas-Kanade window
 (21 px, 3 pyramid levels) and the jump limit (5 + 3 px per step). Replaying live episodes at
 stride 2 and 4 gave the same bindings, so the followers declare the default stride (4) and no
-finer one (``render_stride``, read by ``experiments/render_schedule.py``).
+finer one (``render_stride``, read by ``experiments/loop/render_schedule.py``).
 """
 
 from __future__ import annotations
@@ -60,18 +60,18 @@ import cv2
 import numpy as np
 from scipy import ndimage
 
-from memory.arm_view import arm_covers, panda_tcp
-from memory.frames import Frame
-from memory.signals import gripper_closed
-from memory.needs import Need
-from memory.records import EntityRecord, EntityStatus, Source
-from memory.spec import MemorySpec
-from memory.store import MemoryStore
-from memory.render_need import RenderNeed
+from memory.robot.arm_view import arm_covers, panda_tcp
+from memory.contract.frames import Frame
+from memory.robot.signals import gripper_closed
+from memory.language.needs import Need
+from memory.store.records import EntityRecord, EntityStatus, Source
+from memory.language.spec import MemorySpec
+from memory.store.memory_store import MemoryStore
+from memory.contract.render_need import RenderNeed
 from memory.tools.base import Tool, register_tool
 from memory.perception.blobs import find_blobs
 from memory.tools.cover_binding import COVER_ROLE, ContainerAppearance, to_point
-from memory.vocabulary import colour_of, cover_binding
+from memory.language.vocabulary import colour_of, cover_binding
 
 __all__ = ["CoverFollowThresholds", "CoverFollowTool", "CoverTrack", "FlowThresholds", "OpticalFlowCue", "lk_displacement"]
 

@@ -41,19 +41,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from memory.count_gate import CountGate
+from memory.control.count_gate import CountGate
 from memory.events import GRIPPER_LIVE, DescentConfig, DescentDetector, events_for
-from memory.frames import Frame
-from memory.needs import Need
-from memory.records import EntityRecord, EntityStatus, ProgressRecord, Source
-from memory.spec import MemorySpec, ReadKind
-from memory.store import MemoryStore
-from memory.render_need import RenderNeed
+from memory.contract.frames import Frame
+from memory.language.needs import Need
+from memory.store.records import EntityRecord, EntityStatus, ProgressRecord, Source
+from memory.language.spec import MemorySpec, ReadKind
+from memory.store.memory_store import MemoryStore
+from memory.contract.render_need import RenderNeed
 from memory.tools.base import Tool, register_tool
 from memory.perception.blobs import Blob, bare_table, colour_mask, find_blobs
 from memory.tools.cover_binding import local_centre
 from memory.tools.scene_layout import layout_points
-from memory.vocabulary import COLOUR_WORDS, reference_binding
+from memory.language.vocabulary import COLOUR_WORDS, reference_binding
 from subgoals import phrases
 from subgoals.edits import Replace, SubgoalEdit
 from subgoals.grammar import Point, try_parse

@@ -21,7 +21,7 @@ they include the fingers):
   surrounds it (on ``min_sides`` of its four sides) and a disc lies within ``on_target_px``; a dwell
   on bare table (where the video parks the object at the end) or in the air is not a target place.
 * **A press** is the hand down at the button (found in the first frame as the largest compact gray
-  blob): with joint readings, the tool-centre point (:mod:`memory.arm_view`) below ``press_z`` within
+  blob): with joint readings, the tool-centre point (:mod:`memory.robot.arm_view`) below ``press_z`` within
   ``button_px`` of it for ``press_kin_frames`` frames; without them, at least ``arm_px`` neutral pixels that were not there in the first frame within ``button_px``
   of it, for at least ``press_frames`` frames while the object rests on a target. The arm also passes near the
   button on its way between places; those visits are short, so the longest visit is the press and
@@ -50,16 +50,16 @@ import numpy as np
 
 from memory.events import DwellConfig, DwellDetector, PressConfig, PressDetector, events_for
 from memory.events.dwell import held_aloft
-from memory.frames import Frame
-from memory.needs import Need
-from memory.records import EntityRecord, EntityStatus, ProgressRecord, Source
-from memory.spec import MemorySpec
-from memory.store import MemoryStore
-from memory.render_need import RenderNeed
+from memory.contract.frames import Frame
+from memory.language.needs import Need
+from memory.store.records import EntityRecord, EntityStatus, ProgressRecord, Source
+from memory.language.spec import MemorySpec
+from memory.store.memory_store import MemoryStore
+from memory.contract.render_need import RenderNeed
 from memory.tools.base import Tool, register_tool
 from memory.perception.blobs import bare_table, hsv
 from memory.perception.layout_pixels import disc_pieces, is_purple, purple_mask
-from memory.vocabulary import colour_of, reference_binding
+from memory.language.vocabulary import colour_of, reference_binding
 from subgoals.grammar import COORD_MAX, Point
 
 __all__ = ["DemoPlacesTool", "PlacesThresholds", "target_blobs"]

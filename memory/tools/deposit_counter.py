@@ -41,18 +41,18 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import ndimage
 
-from memory.count_gate import CountGates
+from memory.control.count_gate import CountGates
 from memory.events import GRIPPER_LIVE, events_for
-from memory.frames import Frame
-from memory.needs import Need
-from memory.records import LayoutRecord, ProgressRecord
-from memory.spec import MemorySpec, ReadKind
-from memory.store import MemoryStore
-from memory.render_need import RenderNeed
+from memory.contract.frames import Frame
+from memory.language.needs import Need
+from memory.store.records import LayoutRecord, ProgressRecord
+from memory.language.spec import MemorySpec, ReadKind
+from memory.store.memory_store import MemoryStore
+from memory.contract.render_need import RenderNeed
 from memory.tools.base import Tool, register_tool
 from memory.perception.blobs import Blob, find_blobs
 from memory.tools.scene_layout import layout_points
-from memory.vocabulary import COLOUR_WORDS, colour_of
+from memory.language.vocabulary import COLOUR_WORDS, colour_of
 from subgoals import phrases
 from subgoals.edits import Replace, SubgoalEdit
 from subgoals.grammar import try_parse

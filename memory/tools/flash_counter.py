@@ -42,15 +42,15 @@ from __future__ import annotations
 
 import re
 
-from memory.count_gate import CountGate
+from memory.control.count_gate import CountGate
 from memory.events import FlashConfig, FlashDetector, Site, events_for
 from memory.events.flash import Flash, find_flashes, red_mask  # noqa: F401 (re-exported: the flash predicate lives with its detector)
-from memory.frames import Frame
-from memory.needs import Need
-from memory.records import LayoutRecord, ProgressRecord
-from memory.spec import MemorySpec, ReadKind
-from memory.store import MemoryStore
-from memory.render_need import RenderNeed
+from memory.contract.frames import Frame
+from memory.language.needs import Need
+from memory.store.records import LayoutRecord, ProgressRecord
+from memory.language.spec import MemorySpec, ReadKind
+from memory.store.memory_store import MemoryStore
+from memory.contract.render_need import RenderNeed
 from memory.tools.base import Tool, register_tool
 from subgoals import phrases
 from subgoals.edits import Replace, SubgoalEdit

@@ -36,16 +36,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from memory.frames import Frame
+from memory.contract.frames import Frame
 from memory.events import GRIPPER_LIVE, events_for
-from memory.needs import Need
-from memory.records import EntityRecord, EntityStatus, ProgressRecord, RelationRecord, Source
-from memory.spec import MemorySpec
-from memory.store import MemoryStore
-from memory.render_need import RenderNeed
+from memory.language.needs import Need
+from memory.store.records import EntityRecord, EntityStatus, ProgressRecord, RelationRecord, Source
+from memory.language.spec import MemorySpec
+from memory.store.memory_store import MemoryStore
+from memory.contract.render_need import RenderNeed
 from memory.tools.base import Tool, register_tool
 from memory.perception.blobs import Blob, find_blobs
-from memory.vocabulary import COLOUR_WORDS, canonical_role, colour_of, highlight_binding
+from memory.language.vocabulary import COLOUR_WORDS, canonical_role, colour_of, highlight_binding
 from subgoals.grammar import Point, try_parse
 
 __all__ = ["HighlightMarkTool", "MarkThresholds", "mark_key", "ring_evidence"]

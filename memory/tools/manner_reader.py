@@ -19,7 +19,7 @@ states:
 A manner becomes ``verified`` only when these cues agree (a tool push: tool moved first *and* low
 travel; a finger push: tool still, low travel, no carry; a grasp: tool still, a carry, no low
 travel) and the cube was seen resting displaced; then one
-:class:`~memory.records.TrajectoryRecord` ``"demonstrated procedure"`` is written whose segments are
+:class:`~memory.store.records.TrajectoryRecord` ``"demonstrated procedure"`` is written whose segments are
 the procedure's steps. Anything else stays a candidate in the tool's diagnostics and the gate
 abstains. For a tool push the reader also notes which end of the bar the hand closed on ("near" =
 the end nearer the robot, at the top of the image, or "far"): the hand's point when it first went
@@ -41,13 +41,13 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import ndimage
 
-from memory.arm_view import FRONT_CAMERA, panda_tcp, to_pixel
-from memory.frames import Frame
-from memory.needs import Need
-from memory.records import Source, TrajectoryRecord
-from memory.spec import MemorySpec, ReadKind
-from memory.store import MemoryStore
-from memory.render_need import RenderNeed
+from memory.robot.arm_view import FRONT_CAMERA, panda_tcp, to_pixel
+from memory.contract.frames import Frame
+from memory.language.needs import Need
+from memory.store.records import Source, TrajectoryRecord
+from memory.language.spec import MemorySpec, ReadKind
+from memory.store.memory_store import MemoryStore
+from memory.contract.render_need import RenderNeed
 from memory.tools.base import Tool, register_tool
 from memory.perception.blobs import find_blobs, hsv
 from subgoals import phrases
@@ -67,7 +67,7 @@ __all__ = [
 
 KEY = "trajectory/procedure"
 
-# robot kinematics and the front camera's calibration live in memory.arm_view (re-exported here)
+# robot kinematics and the front camera's calibration live in memory.robot.arm_view (re-exported here)
 
 
 # ------------------------------------------------------------------ pixel predicates

@@ -45,12 +45,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from memory.events import PassConfig, PassDetector, events_for
-from memory.frames import Frame
-from memory.needs import Need
-from memory.records import ProgressRecord
-from memory.spec import MemorySpec, ReadKind
-from memory.store import MemoryStore
-from memory.render_need import RenderNeed
+from memory.contract.frames import Frame
+from memory.language.needs import Need
+from memory.store.records import ProgressRecord
+from memory.language.spec import MemorySpec, ReadKind
+from memory.store.memory_store import MemoryStore
+from memory.contract.render_need import RenderNeed
 from memory.tools.base import Tool, register_tool
 from memory.tools.scene_layout import layout_points
 from subgoals import phrases

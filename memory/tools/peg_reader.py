@@ -19,9 +19,9 @@ it started. The evidence is in the conditioning video and the arm's joint states
    during the last 4 cm the hand moved before that, it went along the hole: toward -y (arm base
    frame) means it came from the +y side ("left"), toward +y from "right".
 
-The reading becomes one :class:`~memory.records.EntityRecord` (binding ``"peg end grasped in the
+The reading becomes one :class:`~memory.store.records.EntityRecord` (binding ``"peg end grasped in the
 demonstration"``, position = the grasp point, status ``verified``) and one
-:class:`~memory.records.TrajectoryRecord` ``"demonstrated insertion"`` (``"grasp the <near|far>
+:class:`~memory.store.records.TrajectoryRecord` ``"demonstrated insertion"`` (``"grasp the <near|far>
 end"``, ``"insert from the <left|right> side"``) only when all of it was seen. Otherwise nothing is
 written and the gate abstains.
 
@@ -40,17 +40,17 @@ import numpy as np
 from scipy import ndimage
 
 from memory.events import DescentConfig, events_for
-from memory.frames import Frame
-from memory.needs import Need
-from memory.records import EntityRecord, EntityStatus, Source, TrajectoryRecord
-from memory.spec import MemorySpec, ReadKind
-from memory.store import MemoryStore
-from memory.render_need import RenderNeed
+from memory.contract.frames import Frame
+from memory.language.needs import Need
+from memory.store.records import EntityRecord, EntityStatus, Source, TrajectoryRecord
+from memory.language.spec import MemorySpec, ReadKind
+from memory.store.memory_store import MemoryStore
+from memory.contract.render_need import RenderNeed
 from memory.tools.base import Tool, register_tool
 from memory.perception.blobs import find_blobs
 from subgoals import phrases
 from subgoals.edits import Replace, SetPoint, SubgoalEdit
-from memory.arm_view import FRONT_CAMERA, panda_tcp, to_pixel  # noqa: F401 (re-exported)
+from memory.robot.arm_view import FRONT_CAMERA, panda_tcp, to_pixel  # noqa: F401 (re-exported)
 
 __all__ = ["FRONT_CAMERA", "PegReader", "PegThresholds", "to_pixel"]  # the camera helpers live in manner_reader
 

@@ -3,7 +3,7 @@
 A tool registers itself where it is defined (:func:`memory.tools.base.register_tool`, with its
 place in the layer's loop); this module only imports the tool modules and builds one fresh
 instance of each. The experiment harness removes groups or read kinds per ablation
-(``experiments/memory_factory.py``). Every tool only sees frames, actions, the goal and the
+(``experiments/loop/memory_factory.py``). Every tool only sees frames, actions, the goal and the
 proposed subgoal.
 """
 

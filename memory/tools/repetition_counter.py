@@ -21,18 +21,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from memory.count_gate import CountGate
+from memory.control.count_gate import CountGate
 from memory.events import GRIPPER_LIVE, events_for
-from memory.frames import Frame
-from memory.needs import Need
-from memory.records import ProgressRecord
-from memory.spec import MemorySpec, ReadKind
-from memory.store import MemoryStore
-from memory.render_need import RenderNeed
+from memory.contract.frames import Frame
+from memory.language.needs import Need
+from memory.store.records import ProgressRecord
+from memory.language.spec import MemorySpec, ReadKind
+from memory.store.memory_store import MemoryStore
+from memory.contract.render_need import RenderNeed
 from memory.tools.base import Tool, register_tool
 from memory.perception.blobs import find_blobs
 from memory.tools.scene_layout import layout_points
-from memory.vocabulary import colour_of
+from memory.language.vocabulary import colour_of
 from subgoals import phrases
 from subgoals.edits import Replace, SubgoalEdit
 from subgoals.grammar import try_parse

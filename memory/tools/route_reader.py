@@ -27,7 +27,7 @@ its chord has the same sign in the image as on the table. Perspective makes a ta
 look shorter in the image than the same step along y; :data:`ROW_OVER_COL` (about 0.8 near the
 middle of the table) rescales image columns before a displacement is rounded to a compass word.
 
-Evidence gates. The route is committed (a :class:`~memory.records.TrajectoryRecord` under
+Evidence gates. The route is committed (a :class:`~memory.store.records.TrajectoryRecord` under
 ``trajectory/route``) only when it is *verified*: every step has the length and angle of one
 lattice step (cue route) or a clear side and circling sense (arc route), and the first live
 frame confirms the start node (its lit cue, or the tip over the first dwell place). The progress
@@ -49,12 +49,12 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import ndimage
 
-from memory.frames import Frame
-from memory.needs import Need
-from memory.records import Source, TrajectoryRecord
-from memory.spec import MemorySpec, ReadKind
-from memory.store import MemoryStore
-from memory.render_need import RenderNeed
+from memory.contract.frames import Frame
+from memory.language.needs import Need
+from memory.store.records import Source, TrajectoryRecord
+from memory.language.spec import MemorySpec, ReadKind
+from memory.store.memory_store import MemoryStore
+from memory.contract.render_need import RenderNeed
 from memory.tools.base import Tool, register_tool
 from memory.perception.blobs import hsv
 from subgoals.edits import SetDirections, SubgoalEdit

@@ -16,12 +16,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from memory.frames import Frame
-from memory.needs import Need
-from memory.records import LayoutRecord
-from memory.spec import MemorySpec
-from memory.store import MemoryStore
-from memory.render_need import RenderNeed
+from memory.contract.frames import Frame
+from memory.language.needs import Need
+from memory.store.records import LayoutRecord
+from memory.language.spec import MemorySpec
+from memory.store.memory_store import MemoryStore
+from memory.contract.render_need import RenderNeed
 from memory.tools.base import Tool, register_tool
 from memory.perception.layout_pixels import gray_blobs, purple_blobs
 

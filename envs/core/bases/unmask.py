@@ -225,7 +225,7 @@ class UnmaskTask(RoboMMETask):
         Asked only once the scene is at rest (containers down, swaps over), about the cubes the
         goal names, while their container stands on the table (a lifted one shows its cube). The
         answer is the true container's projected centre; the candidates are every container's.
-        The record text is the memory's binding wording (``memory.vocabulary.cover_binding``).
+        The record text is the memory's binding wording (``memory.language.vocabulary.cover_binding``).
         """
         if self.clock < self.settle_clock:
             return []

@@ -1,0 +1,1 @@
+"""Benchmark scripts (bench_*.py) beside the reports they write (*.md, results/)."""

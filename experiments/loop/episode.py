@@ -1,0 +1,162 @@
+"""One episode of the hierarchical loop: composer → (memory) → scripted/π0.5 policy → env.
+
+``run_episode`` is the single place where an episode is played; the harness, the benchmarks and
+the tests all go through it. Every ``horizon`` steps the composer proposes a subgoal from the
+current view, the memory (if any) revises it, and the policy executes it. Outside the memory, the
+episode is audited against the env's privileged truth: each executed subgoal is resolved to the
+object it would act on and compared with the oracle subgoal's object, so a memory read is scored
+right or wrong without the memory ever seeing the truth.
+"""
+
+from __future__ import annotations
+
+import time
+import traceback
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from envs.episodes import EpisodeSpec, base_seed
+from experiments.audit.assessment import Assessment
+from experiments.loop.records import EpisodeResult
+from policies.base import PolicyError
+
+
+@dataclass
+class EpisodeParts:
+    """What an episode runs with (built by ``experiments.loop.unit`` from a condition)."""
+
+    env: Any  # outermost subgoal-level wrapper
+    composer: Any
+    memory: Any | None = None
+    condition: str = "oracle"
+    seed: int = 0
+    streams: dict[str, int] = field(default_factory=dict)
+    """The episode's random streams; the composer draws from ``streams["composer"]``."""
+    policy: Any | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+    goal_style: str = "template"
+    """``template`` or ``reworded``: the env draws the rewording from ``streams["goal"]``."""
+
+
+@dataclass
+class HistoryAudit:
+    """Every decision the task declares history-dependent (``task.history_slot()``), scored against
+    the truth outside the memory. The four outcomes partition the decisions:
+
+    * ``right``: the executed subgoal acts on what the oracle's does (``corrected``: of those, the
+      proposal itself was wrong);
+    * ``wrong``: the memory read or rewrote and the result is wrong;
+    * ``abstained``: the memory tried to read and left a wrong proposal alone;
+    * ``silent_wrong``: the memory left no trace at all on a wrong proposal: it silently agreed
+      (for conditions without memory every wrong decision is silent).
+    """
+
+    decisions: int = 0
+    right: int = 0
+    corrected: int = 0
+    wrong: int = 0
+    abstained: int = 0
+    silent_wrong: int = 0
+    proposals_wrong: int = 0
+
+    def add(self, *, right: bool, proposal_right: bool, memory_read: bool, memory_abstained: bool) -> None:
+        self.decisions += 1
+        self.proposals_wrong += not proposal_right
+        if right:
+            self.right += 1
+            self.corrected += not proposal_right
+        elif memory_read:
+            self.wrong += 1
+        elif memory_abstained:
+            self.abstained += 1
+        else:
+            self.silent_wrong += 1
+
+    def to_dict(self) -> dict[str, int]:
+        return asdict(self)
+
+
+def _resolution(resolver, text: str):
+    r = resolver.resolve(text) if text else None
+    if r is None:
+        return None
+    option, target = r
+    return option, (None if target is None else id(target))
+
+
+def run_episode(spec: EpisodeSpec, parts: EpisodeParts, max_decisions: int = 10_000) -> EpisodeResult:
+    from policies.scripted import ScriptedPolicy
+
+    env, composer = parts.env, parts.composer
+    low = env.get_wrapper_attr("low") if hasattr(env, "get_wrapper_attr") else env
+    t0 = time.perf_counter()
+    steps, status, error = 0, "error", None
+    goal = ""
+    subgoals: list[dict] = []
+    audit = {"decisions": 0, "matches_oracle": 0, "rewrites": 0, "rewrites_right": 0, "rewrites_wrong": 0}
+    history = HistoryAudit()
+    assessment = Assessment()
+    try:
+        obs, info = env.reset(options={"episode": spec, "goal_style": parts.goal_style,
+                                       "goal_seed": parts.streams.get("goal", parts.seed)})
+        goal = info["goal"]
+        spec = info.get("episode") or spec  # reset may have moved past an unusable scene
+        video = info.get("video")
+        composer_seed = parts.streams.get("composer", parts.seed)
+        composer.reset(info["goal"], composer_seed, [] if video is None else list(video.front))
+        # the official backend resolves a subgoal as the benchmark's executor would (envs/official/env.py)
+        resolver = low if hasattr(low, "resolve") else ScriptedPolicy(low)
+        done = False
+        while not done and len(subgoals) < max_decisions:
+            oracle = low.oracle_subgoal()
+            slot = low.unwrapped.history_slot()
+            if parts.memory is not None and slot is not None:
+                assessment.probe(low.unwrapped, parts.memory, low.unwrapped.clock)
+            proposed = composer.propose(obs, info)
+            if proposed is None:
+                proposed = ""  # no proposal: the policy holds still this chunk
+            obs, _, terminated, truncated, info = env.step(proposed)
+            executed = info.get("revised", proposed)
+            target = _resolution(resolver, oracle)
+            right = _resolution(resolver, executed) == target
+            if slot is not None:
+                history.add(right=right, proposal_right=_resolution(resolver, proposed) == target,
+                            memory_read=bool(info.get("memory_read")),
+                            memory_abstained=bool(info.get("memory_abstained")))
+            audit["decisions"] += 1
+            audit["matches_oracle"] += int(right)
+            if info.get("rewritten"):
+                audit["rewrites"] += 1
+                audit["rewrites_right" if right else "rewrites_wrong"] += 1
+            if not subgoals or subgoals[-1]["executed"] != executed or subgoals[-1]["oracle"] != oracle:
+                subgoals.append({"step": info["steps"], "oracle": oracle, "proposed": proposed, "executed": executed, "right": right})
+            done = terminated or truncated
+        status, steps, error = info["status"], info["steps"], info.get("error")
+        if parts.memory is not None:
+            assessment.probe(low.unwrapped, parts.memory, low.unwrapped.clock)
+        if status == "ongoing":
+            status, error = "error", f"stopped after {max_decisions} decisions without an outcome"
+    except PolicyError as exc:
+        status, error = "error", f"{type(exc).__name__}: {exc}"
+    except Exception as exc:  # a crash of any part is an error of this episode, never a fail
+        status, error = "error", f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=4)}"
+    memory_diag: dict[str, Any] = {}
+    if parts.memory is not None:
+        try:
+            memory_diag = dict(parts.memory.diagnostics())
+        except Exception as exc:  # diagnostics must never lose the episode
+            memory_diag = {"diagnostics_error": repr(exc)}
+        memory_diag.update(audit)
+        memory_diag["reads_correct"] = audit["rewrites_right"]
+        memory_diag["reads_wrong"] = audit["rewrites_wrong"]
+        memory_diag["assessment"] = assessment.to_dict()
+    timings = dict(env.get_wrapper_attr("timings"))
+    return EpisodeResult(
+        task=spec.task, split=spec.split, episode=spec.episode_idx, env_seed=spec.env_seed, seed=parts.seed,
+        condition=parts.condition, difficulty=spec.difficulty, status=status, success=status == "success",
+        steps=steps, error=error, wall_s=time.perf_counter() - t0, timings=timings, subgoals=subgoals,
+        n_subgoals=len(subgoals), memory=memory_diag or {"audit": audit}, streams=dict(parts.streams),
+        retry_offset=spec.env_seed - base_seed(spec.task, spec.split, spec.episode_idx),
+        policy_noise=list(getattr(parts.policy, "noise_events", None) or []), history_audit=history.to_dict(),
+        goal_style=parts.goal_style, goal=goal,
+    )

@@ -1,0 +1,60 @@
+"""``--backend robomme``: the same units, conditions, memory and rows on the official RoboMME envs.
+
+``build_official_parts`` is ``experiments.loop.unit.build_parts`` for the official backend: the
+subgoal-level env is :class:`envs.official.env.OfficialSubgoalEnv` (the benchmark's multi_choice
+planner executes every subgoal, so there is no ``SubgoalExecution`` and no low-level policy), the
+memory layer, composers, streams and the render schedule's strides are exactly ours.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from experiments.loop.conditions import condition_from_name
+from experiments.loop.episode import EpisodeParts
+from experiments.loop.records import WorkUnit
+from experiments.loop.streams import episode_streams
+
+
+@lru_cache(maxsize=4)
+def _official_env(task: str, split: str, max_steps: int, render_lod: str):
+    from envs.official.env import OfficialSubgoalEnv
+
+    return OfficialSubgoalEnv(task, split=split, max_steps=max_steps, render_lod=render_lod)
+
+
+def official_spec(unit: WorkUnit):
+    from envs.official.episodes import official_episode_spec
+
+    return official_episode_spec(unit.task, unit.episode, unit.split)
+
+
+def build_official_parts(unit: WorkUnit, cfg) -> EpisodeParts:
+    from experiments.loop.render_schedule import render_schedule
+    from experiments.loop.composer_factory import build_composer
+
+    cond = condition_from_name(unit.condition)
+    env = _official_env(unit.task, unit.split, cfg.env.max_steps, cfg.render.render_lod)
+    streams = episode_streams(unit.seed, unit.task, unit.split, unit.episode)
+    uses_memory = cond.memory or cond.recent_window is not None
+    memory = None
+    if uses_memory:
+        from experiments.loop.memory_factory import build_memory
+
+        memory = build_memory(cond, cfg.perception, cfg.specifier)
+        if cond.flags.uses_true_state:
+            raise ValueError(f"condition {unit.condition!r} reads our envs' privileged state (the oracle ladder); "
+                             "it has no official-backend equivalent yet")
+    sched = render_schedule(cfg, memory=memory, composer=cfg.composer_for(cond), policy_images=False, record=False)
+    # the official wrappers render every frame anyway; the schedule decides which ones the memory is shown
+    env.frame_stride, env.video_stride = sched.front_stride, sched.env_video_stride
+    env.timers = {"memory_s": memory.time_s} if hasattr(memory, "time_s") else {}
+    top = env
+    if uses_memory:
+        from wrappers.memory_wrapper import MemoryWrapper
+        from wrappers.recent_frames import RecentFrames
+
+        top = MemoryWrapper(env, memory) if cond.recent_window is None else RecentFrames(env, memory, cond.recent_window)
+    composer = build_composer(cfg.composer_for(cond), cfg.composer, env)
+    return EpisodeParts(env=top, composer=composer, memory=memory, condition=unit.condition, seed=unit.seed,
+                        streams=streams, policy=None, extra={"bridges": list(env.bridges.applied)})

@@ -1,0 +1,77 @@
+"""Typed records that cross process boundaries: one work unit in, one episode row out.
+
+The results file (``<out>/episodes.jsonl``) holds one :class:`EpisodeResult` per line and is the
+source of truth of a run; everything else (tables, W&B) is derived from it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+Status = Literal["success", "fail", "timeout", "error"]
+
+
+@dataclass(frozen=True)
+class WorkUnit:
+    """The smallest piece of work: one episode of one task under one condition and run seed."""
+
+    task: str
+    split: str
+    episode: int
+    condition: str
+    seed: int
+
+    @property
+    def key(self) -> tuple[str, str, int, str, int]:
+        return (self.task, self.split, self.episode, self.condition, self.seed)
+
+
+@dataclass
+class EpisodeResult:
+    """One finished episode. ``status`` keeps a crash (``error``) apart from a failure."""
+
+    task: str
+    split: str
+    episode: int
+    env_seed: int
+    seed: int
+    condition: str
+    difficulty: str
+    status: Status
+    success: bool
+    steps: int
+    error: str | None = None
+    wall_s: float = 0.0
+    timings: dict[str, float] = field(default_factory=dict)
+    subgoals: list[dict[str, Any]] = field(default_factory=list)
+    n_subgoals: int = 0
+    memory: dict[str, Any] = field(default_factory=dict)
+    streams: dict[str, int] = field(default_factory=dict)
+    """The episode's random streams (``experiments/loop/streams.py``): ``{"composer": ..., "policy": ...}``."""
+    retry_offset: int = 0
+    """Offset of ``env_seed`` from the episode's base seed (the manifest's, or one ``reset`` moved to)."""
+    policy_noise: list[dict[str, Any]] = field(default_factory=list)
+    code_commit: str | None = None
+    """The git commit the episode ran at, and whether the checkout had uncommitted changes."""
+    code_dirty: bool | None = None
+    history_audit: dict[str, int] = field(default_factory=dict)
+    """Every history-dependent decision scored (``experiments.loop.episode.HistoryAudit``): right /
+    wrong / abstained / silently agreed with a wrong proposal."""
+    """The scripted policy's injected failures in this episode (which pick, which kind)."""
+    goal_style: str = "template"
+    """``template`` or ``reworded`` (``--goal-style``)."""
+    goal: str = ""
+    """The goal text every composer, the policy and the memory were given in this episode."""
+
+    @property
+    def key(self) -> tuple[str, str, int, str, int]:
+        return (self.task, self.split, self.episode, self.condition, self.seed)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, row: dict[str, Any]) -> "EpisodeResult":
+        names = {f for f in cls.__dataclass_fields__}
+        return cls(**{k: v for k, v in row.items() if k in names})

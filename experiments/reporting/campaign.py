@@ -1,0 +1,287 @@
+"""Results v1: the paper's protocol on our envs as one resumable campaign pinned to one commit.
+
+    python -m experiments.campaign --status              # planned vs done, per stage
+    python -m experiments.campaign --next 2              # run the next two unfinished stages
+    python -m experiments.campaign --stage headline-s7   # run one stage (resumes it)
+    python -m experiments.campaign --publish             # copy every run dir to benchmarks/results/
+
+A session that continues the campaign works in a clone at the pinned commit and names the main
+checkout's results with ``--results DIR``: stages resume from the rows published there (copied into
+the clone's ``runs/`` when it has none) and ``--publish`` writes back there, so the rows of every
+session end up in one committed place.
+
+Why a campaign and not one command: the protocol is about 25 CPU-hours on a 2-core machine, far
+more than one session, and a table is only honest if every row in it ran at the same code. So the
+plan is data (:data:`V1`), each stage is one ``python -m experiments.run`` invocation that resumes
+where it stopped, and the campaign refuses to add rows at a commit other than the one its rows
+already name (:func:`check_pin`). Stages are ordered by what the README needs first: the headline
+arms on seed 7, then the other seeds, rewording, recent-N, the ablations, the oracle ladder and
+the ood split. Stages that share a split and a goal wording share a run directory, so the report
+pairs their rows by episode.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from experiments.loop.config import PAPER_CONDITIONS
+from experiments.reporting.publish import PUBLISHED, commits_of, publish
+from experiments.loop.results import CONFIG_FILE, RESULTS_FILE, read_rows
+
+ROOT = Path(__file__).resolve().parents[1]
+RUNS = ROOT / "runs"
+
+LADDER = ("memory-true-state", "memory-oracle-access", "memory-oracle-grounding")
+RECENT = ("recent4", "recent16", "recent32")
+ABLATIONS = tuple(c for c in PAPER_CONDITIONS if c.startswith("memory-") and c not in LADDER)
+TASKS = 16
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One ``experiments.run`` invocation of the campaign (paper preset: its policy noise)."""
+
+    name: str
+    run_dir: str
+    """Directory under ``runs/`` (and name under ``benchmarks/results/``) the rows go to."""
+    conditions: tuple[str, ...]
+    episodes: str
+    seeds: tuple[int, ...] = (7,)
+    split: str = "test"
+    goal_style: str = "template"
+
+    @property
+    def episode_range(self) -> tuple[int, int]:
+        """``episodes`` as numbers: the half-open range ``(lo, hi)``."""
+        lo, hi = self.episodes.split(":")
+        return int(lo), int(hi)
+
+    @property
+    def planned(self) -> int:
+        lo, hi = self.episode_range
+        return TASKS * (hi - lo) * len(self.seeds) * len(self.conditions)
+
+    def argv(self, workers: int) -> list[str]:
+        return [
+            "--preset", "paper", "--tasks", "all", "--split", self.split, "--episodes", self.episodes,
+            "--seeds", *map(str, self.seeds), "--conditions", *self.conditions,
+            "--goal-style", self.goal_style, "--workers", str(workers), "--out", str(RUNS / self.run_dir),
+        ]
+
+    def selects(self, row: dict) -> bool:
+        """Whether ``row`` is one of this stage's planned units (the README's ``stage=`` filter)."""
+        lo, hi = self.episode_range
+        return (row.get("condition") in self.conditions and row.get("seed") in self.seeds
+                and lo <= row.get("episode", -1) < hi and row.get("split", self.split) == self.split
+                and row.get("goal_style", self.goal_style) == self.goal_style)
+
+    def done(self, rows: list[dict] | None = None) -> int:
+        """Rows of this stage among ``rows`` (default: its run directory's), any status."""
+        if rows is None:
+            rows = local_rows((self,))[self.run_dir]
+        return sum(1 for r in rows if self.selects(r))
+
+
+HEADLINE = ("oracle", "no-memory", "memory")
+V1: tuple[Stage, ...] = (
+    Stage("headline-s7", "results_v1_test", HEADLINE, "0:50", (7,)),
+    Stage("recent", "results_v1_test", RECENT, "0:20"),
+    Stage("ablations", "results_v1_test", ABLATIONS, "0:20"),
+    Stage("reworded", "results_v1_reworded", ("no-memory", "memory"), "0:50", goal_style="reworded"),
+    Stage("headline-s11", "results_v1_test", HEADLINE, "0:50", (11,)),
+    Stage("headline-s23", "results_v1_test", HEADLINE, "0:50", (23,)),
+    Stage("ladder", "results_v1_test", LADDER, "0:20"),
+    Stage("ood", "results_v1_ood", HEADLINE, "0:50", split="ood"),
+)
+
+
+class CampaignError(RuntimeError):
+    """The campaign cannot go on as asked (the message says why and what to do)."""
+
+
+def head_commit() -> tuple[str, bool]:
+    """HEAD's commit and whether the checkout has uncommitted changes to tracked files."""
+    commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT,
+                           capture_output=True, text=True).stdout.strip()
+    return commit, bool(dirty)
+
+
+def resume_from(results: Path, stages: tuple[Stage, ...] = V1) -> list[Path]:
+    """Copy each published run dir of ``results`` into ``runs/`` where ``runs/`` has none yet, so a
+    new clone resumes the campaign instead of starting it again; returns the dirs it wrote."""
+    written = []
+    for run_dir in dict.fromkeys(s.run_dir for s in stages):
+        src, dst = Path(results) / run_dir, RUNS / run_dir
+        rows = src / (RESULTS_FILE + ".gz")
+        if (dst / RESULTS_FILE).exists() or not rows.exists():
+            continue
+        dst.mkdir(parents=True, exist_ok=True)
+        with gzip.open(rows, "rb") as fin, open(dst / RESULTS_FILE, "wb") as fout:
+            shutil.copyfileobj(fin, fout)
+        for config in [*src.glob("config.*.json"), src / CONFIG_FILE]:  # every earlier invocation's record too
+            if config.exists():
+                shutil.copy(config, dst / config.name)
+        written.append(dst)
+    return written
+
+
+def stale_local_copies(results: Path, stages: tuple[Stage, ...] = V1) -> list[str]:
+    """One line per run dir whose ``runs/`` copy holds fewer rows than the published one.
+
+    :func:`resume_from` never overwrites local rows, so a checkout that ran (or resumed) the campaign
+    once keeps that copy while later sessions publish more; ``--status`` and ``--next`` count the
+    local rows, and without this note would report a finished stage as far from done.
+    """
+    lines = []
+    for run_dir in dict.fromkeys(s.run_dir for s in stages):
+        local, published = RUNS / run_dir, Path(results) / run_dir
+        if not (local / RESULTS_FILE).exists() or not published.exists():
+            continue
+        n_local, n_published = len(read_rows(local, warn=False)), len(read_rows(published, warn=False))
+        if n_local < n_published:
+            lines.append(f"{local} has {n_local} rows, {published} has {n_published}: the counts below are the "
+                         f"local copy's (remove {local} to resume from the published rows)")
+    return lines
+
+
+def pinned_commits(stages: tuple[Stage, ...] = V1) -> dict[str, int]:
+    """Commits the campaign's existing rows ran at (local run dirs, else the published copies)."""
+    found: dict[str, int] = {}
+    for run_dir in dict.fromkeys(s.run_dir for s in stages):
+        for root in (RUNS, PUBLISHED):
+            if (root / run_dir).exists():
+                for c, n in commits_of(read_rows(root / run_dir, warn=False)).items():
+                    found[c] = found.get(c, 0) + n
+                break
+    return found
+
+
+def check_pin(stages: tuple[Stage, ...] = V1) -> str:
+    """The commit new rows may be written at; raises :class:`CampaignError` when HEAD is not it."""
+    commit, dirty = head_commit()
+    if dirty:
+        raise CampaignError("the checkout has uncommitted changes; run the campaign from a clean clone")
+    pinned = pinned_commits(stages)
+    others = {c: n for c, n in pinned.items() if c != commit}
+    if others:
+        raise CampaignError(
+            f"the campaign's rows ran at {others} but HEAD is {commit[:12]}: check out that commit "
+            f"(git clone . /tmp/v1 && git -C /tmp/v1 checkout {next(iter(others))[:12]}) or start a new campaign"
+        )
+    return commit
+
+
+def local_rows(stages: tuple[Stage, ...] = V1) -> dict[str, list[dict]]:
+    """Each of the stages' run directories under ``runs/`` and its rows (none where it does not exist)."""
+    return {d: read_rows(RUNS / d, warn=False) if (RUNS / d).exists() else []
+            for d in dict.fromkeys(s.run_dir for s in stages)}
+
+
+def seconds_per_row(rows_by_dir: dict[str, list[dict]]) -> dict[str, float]:
+    """Mean episode wall time by condition over the campaign's rows so far (the ETA's basis)."""
+    total: dict[str, list[float]] = {}
+    for rows in rows_by_dir.values():
+        for r in rows:
+            if isinstance(r.get("wall_s"), (int, float)):
+                total.setdefault(r["condition"], []).append(float(r["wall_s"]))
+    return {c: sum(v) / len(v) for c, v in total.items()}
+
+
+def remaining_cpu_hours(stage: Stage, done: int, per_row: dict[str, float]) -> float | None:
+    """The stage's rows still to run times their conditions' seconds per row so far; a condition not
+    yet seen counts as the full memory arm (every ablation and recent-N arm runs the memory); None
+    before any memory row exists."""
+    guess = per_row.get("memory")
+    secs = [per_row.get(c, guess) for c in stage.conditions]
+    if any(v is None for v in secs):
+        return None
+    left = max(0, stage.planned - done)
+    return left * (sum(secs) / len(secs)) / 3600
+
+
+def status(stages: tuple[Stage, ...] = V1, workers: int = 2) -> str:
+    rows_by_dir = local_rows(stages)  # each run dir read once, however many stages share it
+    per_row = seconds_per_row(rows_by_dir)
+    lines = [f"{'stage':14} {'run dir':22} {'done':>6} / planned   CPU-h left (≈ h with {workers} workers)"]
+    total = 0.0
+    for s in stages:
+        done = s.done(rows_by_dir[s.run_dir])
+        left = remaining_cpu_hours(s, done, per_row)
+        total += left or 0.0
+        eta = "?" if left is None else f"{left:6.1f} (≈ {left / workers:.1f})"
+        lines.append(f"{s.name:14} {s.run_dir:22} {done:6d} / {s.planned:<9d} {eta}")
+    lines.append(f"CPU-hours left, from each condition's seconds per row so far: {total:.1f}")
+    pinned = pinned_commits(stages)
+    lines.append(f"rows by commit: {pinned or 'none yet'}")
+    return "\n".join(lines)
+
+
+def run_stage(stage: Stage, workers: int) -> int:
+    check_pin()
+    argv = stage.argv(workers)
+    print(f"campaign: {stage.name}: python -m experiments.run {' '.join(argv)}", flush=True)
+    return subprocess.run([sys.executable, "-m", "experiments.run", *argv], cwd=ROOT).returncode
+
+
+def publish_all(stages: tuple[Stage, ...] = V1, dest_root: Path | None = None) -> list[Path]:
+    """Copy every local run dir over its published one; refuses where the published one has more rows."""
+    stale = stale_local_copies(dest_root or PUBLISHED, stages)
+    if stale:
+        raise CampaignError("not publishing: " + "; ".join(stale))
+    out = []
+    for run_dir in dict.fromkeys(s.run_dir for s in stages):
+        if (RUNS / run_dir).exists():
+            out.append(publish(RUNS / run_dir, run_dir, dest_root=dest_root or PUBLISHED, replace=True))
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m experiments.campaign", description=__doc__.split("\n\n")[0])
+    p.add_argument("--status", action="store_true", help="planned vs done per stage")
+    p.add_argument("--stage", action="append", default=[], help="run this stage (repeatable)")
+    p.add_argument("--next", type=int, default=0, help="run the next N unfinished stages")
+    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--publish", action="store_true", help="copy the run dirs to benchmarks/results/")
+    p.add_argument("--results", type=Path, default=None,
+                   help="a benchmarks/results dir (the main checkout's) to resume from and publish to")
+    args = p.parse_args(argv)
+    if args.results is not None:
+        if not args.results.is_dir():
+            p.error(f"--results {args.results}: no such directory")
+        for path in resume_from(args.results):
+            print(f"campaign: resumed {path} from {args.results}")
+        for line in stale_local_copies(args.results):
+            print(f"campaign: {line}", file=sys.stderr)
+    by_name = {s.name: s for s in V1}
+    unknown = [n for n in args.stage if n not in by_name]
+    if unknown:
+        p.error(f"unknown stage {unknown[0]!r} (known: {', '.join(by_name)})")
+    todo = [by_name[n] for n in args.stage]
+    if args.next:
+        rows_by_dir = local_rows()
+        todo += [s for s in V1 if s.done(rows_by_dir[s.run_dir]) < s.planned and s not in todo][: args.next]
+    try:
+        for stage in todo:
+            rc = run_stage(stage, args.workers)
+            if rc:
+                return rc
+        if args.publish:
+            for path in publish_all(dest_root=args.results):
+                print(f"published {path}")
+    except CampaignError as exc:
+        print(f"campaign: {exc}", file=sys.stderr)
+        return 2
+    if args.status or not (todo or args.publish):
+        print(status(workers=args.workers))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,309 @@
+"""README result sections generated from committed results, and the check that they still are.
+
+A result section of the README is a block between two markers::
+
+    <!-- results name=quick_test section=tasks -->
+    ... generated: never edit by hand ...
+    <!-- /results -->
+
+``name`` is a directory under ``benchmarks/results/`` (written by ``python -m experiments.publish``:
+the run's ``config.json`` and its rows, all from one clean commit), ``section`` one of
+:data:`SECTIONS`. Optional ``conditions=a,b,c`` keeps only those conditions, ``split=val`` only that
+split's rows, ``stage=a,b`` only the rows of those Results v1 campaign stages
+(``experiments/campaign.py``), and refuses a stage that is not complete, so a table never mixes a
+finished arm with a half-run one (``section=campaign`` shows how far each stage writing to ``name``
+has got); ``episodes=LO:HI`` keeps episodes LO..HI-1, so arms run on different ranges compare on
+the common one. ``reference=COND`` is the condition ``section=paired`` pairs the
+others against (default ``no-memory``). ``section=rewording baseline=OTHER`` compares ``name``'s rows with the same episodes of
+``OTHER`` (the same arm with the template goals; both must come from one commit). ``python -m experiments.report --readme README.md`` rewrites every block from the
+results; ``python -m experiments.report --check README.md`` exits 1 naming each block that differs
+(the default test suite runs it, so a hand-edited or stale number fails CI).
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from experiments.reporting.cost_section import cost_section
+from experiments.reporting.failure_reasons import failures_section
+from experiments.reporting.paper_comparison import anchors_section, specificity_section
+from experiments.reporting.publish import PUBLISHED, check_publishable
+from experiments.reporting.report_sections import (
+    ablation_matrix,
+    history_audit_section,
+    md_table,
+    memory_section,
+    paired_section,
+    pct,
+    suite_table,
+    task_order,
+    task_table,
+)
+from experiments.loop.results import read_rows
+
+_BLOCK = re.compile(r"(<!-- results (?P<args>[^>]*?) -->\n)(?P<body>.*?)(<!-- /results -->)", re.DOTALL)
+_ARG = re.compile(r"(\w+)=(\S+)")
+
+
+@dataclass(frozen=True)
+class Block:
+    name: str
+    section: str
+    conditions: tuple[str, ...] | None = None
+    split: str | None = None
+    baseline: str | None = None
+    stages: tuple[str, ...] | None = None
+    reference: str | None = None
+    episodes: tuple[int, int] | None = None
+
+    @classmethod
+    def parse(cls, args: str) -> "Block":
+        kv = dict(_ARG.findall(args))
+        unknown = set(kv) - {"name", "section", "conditions", "split", "baseline", "stage", "reference", "episodes"}
+        if unknown or "name" not in kv or "section" not in kv:
+            raise ValueError(f"bad results marker arguments {args!r} (need name= and section=; "
+                             f"optional conditions=, split=, baseline=, stage=, reference=, episodes=)")
+        if (kv["section"] == "rewording") != ("baseline" in kv):
+            raise ValueError(f"bad results marker arguments {args!r}: section=rewording and baseline= go together")
+        if kv["section"] not in SECTIONS:
+            raise ValueError(f"unknown results section {kv['section']!r} (known: {', '.join(SECTIONS)})")
+        if "reference" in kv and kv["section"] != "paired":
+            raise ValueError(f"bad results marker arguments {args!r}: reference= goes with section=paired")
+        conds = tuple(kv["conditions"].split(",")) if "conditions" in kv else None
+        stages = tuple(kv["stage"].split(",")) if "stage" in kv else None
+        episodes = None
+        if "episodes" in kv:
+            m = re.fullmatch(r"(\d+):(\d+)", kv["episodes"])
+            if not m or int(m.group(1)) >= int(m.group(2)):
+                raise ValueError(f"bad results marker arguments {args!r}: episodes= takes LO:HI (half-open, LO < HI)")
+            episodes = (int(m.group(1)), int(m.group(2)))
+        return cls(kv["name"], kv["section"], conds, kv.get("split"), kv.get("baseline"), stages, kv.get("reference"), episodes)
+
+
+def _table_only(md: str) -> str:
+    """The markdown of a report section without its heading and prose: the table lines."""
+    return "\n".join(line for line in md.splitlines() if line.startswith("|"))
+
+
+def _tasks(rows):
+    return task_table(rows)[0]
+
+
+def _suites(rows):
+    return suite_table(rows)[0]
+
+
+def _paired(rows, reference="no-memory"):
+    return _table_only(paired_section(rows, baseline=reference)[0].split("## Ablations")[0])
+
+
+def _ablations(rows):
+    return _table_only(ablation_matrix(rows)[0])
+
+
+def _audit(rows):
+    return _table_only(history_audit_section(rows)[0])
+
+
+def _memory(rows):
+    return _table_only(memory_section(rows)[0])
+
+
+def _tiers(rows):
+    """The ood split per task and tier (``experiments/reporting/tier_report.py``), the table alone."""
+    from experiments.reporting.tier_report import tier_section
+
+    return _table_only(tier_section(rows)[0].split("\n### ")[0])
+
+
+def _splits(rows):
+    """Per split and task: episodes, success, errors, and how many reset moved to a retry offset."""
+    body = []
+    for split in sorted({r["split"] for r in rows}):
+        for cond in sorted({r["condition"] for r in rows}):
+            part = [r for r in rows if r["split"] == split and r["condition"] == cond]
+            for t in task_order(part):
+                tr = [r for r in part if r["task"] == t]
+                ok = [r for r in tr if r.get("status") != "error"]
+                rate = sum(bool(r["success"]) for r in ok) / len(ok) if ok else float("nan")
+                moved = sum(1 for r in tr if r.get("retry_offset"))
+                body.append([split, cond, t, len(tr), pct(rate), len(tr) - len(ok), moved])
+            ok = [r for r in part if r.get("status") != "error"]
+            rate = sum(bool(r["success"]) for r in ok) / len(ok) if ok else float("nan")
+            body.append([split, cond, "**all**", len(part), pct(rate), len(part) - len(ok),
+                         sum(1 for r in part if r.get("retry_offset"))])
+    return md_table(["split", "condition", "task", "episodes", "success %", "errors", "retry offset > 0"], body)
+
+
+def _rewording(rows, baseline):
+    """Per condition and task: success with reworded goals against the same episodes with template
+    goals, and each condition's total (the paper's rewording cost is that total's Δ)."""
+    key = lambda r: (r["task"], r["condition"], r["episode"], r["seed"])  # noqa: E731
+    base = {key(r): r for r in baseline}
+    body = []
+    for cond in sorted({r["condition"] for r in rows}):
+        tot = [0, 0, 0, 0]
+        for t in task_order(rows):
+            pairs = [(base[key(r)], r) for r in rows if r["task"] == t and r["condition"] == cond and key(r) in base]
+            pairs = [(b, r) for b, r in pairs if "error" not in (b.get("status"), r.get("status"))]
+            a, w = sum(bool(b["success"]) for b, _ in pairs), sum(bool(r["success"]) for _, r in pairs)
+            flips = sum(bool(b["success"]) != bool(r["success"]) for b, r in pairs)
+            body.append([cond, t, len(pairs), a, w, f"{w / a:.2f}" if a else "–", _points(w - a, len(pairs)), flips])
+            tot = [tot[0] + len(pairs), tot[1] + a, tot[2] + w, tot[3] + flips]
+        body.append([cond, "**all**", tot[0], tot[1], tot[2], f"{tot[2] / tot[1]:.2f}" if tot[1] else "–",
+                     _points(tot[2] - tot[1], tot[0]), tot[3]])
+    return md_table(["condition", "task", "episodes", "template successes", "reworded successes",
+                     "reworded ÷ template", "Δ pts", "episodes whose outcome differs"], body)
+
+
+def _points(diff: int, n: int) -> str:
+    """A success difference over ``n`` paired episodes in points (the paper's rewording cost is -17.8)."""
+    return f"{100 * diff / n:+.1f}" if n else "–"
+
+
+def _table_of(section: Callable) -> Callable:
+    """A README section from a report section that returns ``(markdown table, records)``."""
+    return lambda rows: section(rows)[0]
+
+
+SECTIONS: dict[str, Callable] = {
+    "tasks": _tasks,
+    "suites": _suites,
+    "paired": _paired,
+    "ablations": _ablations,
+    "audit": _audit,
+    "memory": _memory,
+    "splits": _splits,
+    "rewording": _rewording,
+    "tiers": _tiers,
+    "anchors": _table_of(anchors_section),
+    "specificity": _table_of(specificity_section),
+    "failures": _table_of(failures_section),
+    "cost": _table_of(cost_section),
+    "campaign": None,  # needs the block's name: rendered by campaign_table
+}
+
+
+def campaign_table(rows: list, name: str) -> str:
+    """The Results v1 stages that write to ``name``: rows published so far against the plan, the
+    stage's CPU-hours so far (episode wall time summed), and whether its tables may be built."""
+    from experiments.reporting.campaign import V1
+
+    body = []
+    for stage in (s for s in V1 if s.run_dir == name):
+        mine = [r for r in rows if stage.selects(r)]
+        hours = sum(float(r.get("wall_s") or 0.0) for r in mine) / 3600
+        state = "complete" if len(mine) >= stage.planned else "in progress" if mine else "not started"
+        body.append([stage.name, " ".join(stage.conditions), _episode_range(stage),
+                     " ".join(map(str, stage.seeds)), len(mine), stage.planned, f"{hours:.1f}", state])
+    if not body:
+        raise ValueError(f"results {name!r}: no campaign stage writes here")
+    return md_table(["stage", "conditions", "episodes", "seeds", "rows", "planned", "CPU-hours", "state"], body)
+
+
+def _episode_range(stage) -> str:
+    lo, hi = stage.episode_range
+    return f"{stage.split} {lo}–{hi - 1}"
+
+
+def stage_rows(rows: list, stages: tuple[str, ...], name: str) -> list:
+    """The rows of the named campaign stages; raises naming a stage that is unknown or incomplete."""
+    from experiments.reporting.campaign import V1
+
+    by_name = {s.name: s for s in V1}
+    out: list = []
+    for n in stages:
+        stage = by_name.get(n)
+        if stage is None:
+            raise ValueError(f"results {name!r}: unknown stage {n!r} (known: {', '.join(by_name)})")
+        if stage.run_dir != name:
+            raise ValueError(f"results {name!r}: stage {n!r} writes to {stage.run_dir!r}, not here")
+        mine = [r for r in rows if stage.selects(r)]
+        if len(mine) < stage.planned:
+            raise ValueError(f"results {name!r}: stage {n!r} has {len(mine)} of its {stage.planned} rows; "
+                             f"a README table is built from complete stages only")
+        out += mine  # the plan's stages never share a unit (tested in tests/test_campaign.py)
+    return out
+
+
+def render_block(block: Block, root: Path = PUBLISHED) -> str:
+    """The generated text of one block (provenance line, blank line, the table)."""
+    path = root / block.name
+    rows = read_rows(path, warn=False)
+    if not rows and block.section == "campaign":
+        # a stage that has not started yet still shows its plan (the campaign names the directory)
+        table = campaign_table(rows, block.name)
+        return (f"_Nothing published under `benchmarks/results/{block.name}` yet: the plan (generated by "
+                f"`python -m experiments.report --readme README.md`)._\n\n{table}\n")
+    if not rows:
+        raise ValueError(f"results {block.name!r}: no rows under {path}")
+    commit = check_publishable(rows)
+    if block.stages:
+        rows = stage_rows(rows, block.stages, block.name)
+    if block.split:
+        rows = [r for r in rows if r["split"] == block.split]
+    if block.episodes:
+        rows = [r for r in rows if block.episodes[0] <= int(r["episode"]) < block.episodes[1]]
+    if block.conditions:
+        rows = [r for r in rows if r["condition"] in block.conditions]
+    if not rows:
+        raise ValueError(f"results {block.name!r}: no rows for split={block.split} conditions={block.conditions}")
+    source = f"`benchmarks/results/{block.name}`" + (f" (stage {', '.join(block.stages)})" if block.stages else "")
+    if block.baseline:
+        baseline = read_rows(root / block.baseline, warn=False)
+        if not baseline:
+            raise ValueError(f"results {block.baseline!r}: no rows under {root / block.baseline}")
+        other = check_publishable(baseline)
+        if other != commit:
+            raise ValueError(f"results {block.name!r} ran at {commit[:10]} but its baseline {block.baseline!r} at "
+                             f"{other[:10]}: a comparison must come from one commit")
+        table = SECTIONS[block.section](rows, baseline)
+        source += f" against `benchmarks/results/{block.baseline}`"
+    elif block.section == "campaign":
+        table = campaign_table(rows, block.name)
+    elif block.reference:
+        table = SECTIONS[block.section](rows, block.reference)
+        source += f" paired against `{block.reference}`"
+    else:
+        table = SECTIONS[block.section](rows)
+    seeds = sorted({int(r["seed"]) for r in rows})
+    note = (f"_Generated from {source} ({len(rows)} episodes, seeds "
+            f"{' '.join(map(str, seeds))}) at commit `{commit[:10]}` by `python -m experiments.report --readme README.md`._")
+    return f"{note}\n\n{table}\n"
+
+
+def regenerate(text: str, root: Path = PUBLISHED) -> tuple[str, list[str]]:
+    """``text`` with every results block regenerated, and the names of the blocks that changed."""
+    changed: list[str] = []
+
+    def one(m: re.Match) -> str:
+        block = Block.parse(m.group("args"))
+        body = render_block(block, root)
+        if body != m.group("body"):
+            changed.append(f"{block.name}/{block.section}")
+        return m.group(1) + body + m.group(4)
+
+    return _BLOCK.sub(one, text), changed
+
+
+def write_readme(path: Path, root: Path = PUBLISHED) -> list[str]:
+    text = path.read_text()
+    new, changed = regenerate(text, root)
+    if new != text:
+        path.write_text(new)
+    return changed
+
+
+def check_readme(path: Path, root: Path = PUBLISHED) -> tuple[int, str]:
+    """``(number of blocks, report)``; the report is empty when every block is what the results give."""
+    text = path.read_text()
+    n = len(_BLOCK.findall(text))
+    new, changed = regenerate(text, root)
+    if not changed:
+        return n, ""
+    diff = "".join(difflib.unified_diff(text.splitlines(True), new.splitlines(True), str(path), "generated", n=1))
+    return n, f"{len(changed)} of {n} result blocks differ from the committed results: {', '.join(changed)}\n{diff}"
