@@ -19,7 +19,7 @@ from memory.store.memory_store import MemoryStore
 from memory.tools.cover_binding import ContainerAppearance, CoverBindingTool, cover_key, note_key
 from memory.tools.cover_tracker import CoverFollowTool, OpticalFlowCue, lk_displacement
 from memory.tools.registry import default_tools, make_tool
-from memory.language.vocabulary import cover_binding
+from subgoals.record_names import cover_binding
 from tests.blind_vs_memory import blind_fails_memory_succeeds
 
 COVER_TOOLS = ("cover_flow", "cover_binding_demo", "cover_follow_demo", "cover_binding_live", "cover_follow_live")

@@ -14,7 +14,8 @@ from envs.episodes import base_seed
 from envs.ood import NEW_COLOURS, OOD_TIERS, n_tiers, ood_tier
 from memory.language.spec import specify
 from memory.perception.blobs import ColourThresholds, find_blobs
-from memory.language.vocabulary import COLOUR_WORDS, colour_of, cover_binding
+from memory.language.words import COLOUR_WORDS, colour_of
+from subgoals.record_names import cover_binding
 
 TABLE = (196, 168, 128)
 PURPLE_TARGET = (160, 32, 240)

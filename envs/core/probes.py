@@ -9,6 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from subgoals.record_names import check_record_name
+
+PROBE_KINDS = ("count", "binding", "route")
+
 
 @dataclass(frozen=True)
 class ProbeQuestion:
@@ -25,3 +29,9 @@ class ProbeQuestion:
     record: str
     answer: Any
     candidates: tuple[tuple[float, float], ...] = ()
+
+    def __post_init__(self) -> None:
+        # a probe naming a record no tool writes would silently score nothing
+        if self.kind not in PROBE_KINDS:
+            raise ValueError(f"unknown probe kind {self.kind!r} (known: {', '.join(PROBE_KINDS)})")
+        check_record_name(self.record)

@@ -51,6 +51,7 @@ from envs.core.probes import ProbeQuestion
 from envs.core.rewording import amounts_values
 from envs.core.sampling import TablePlacer
 from subgoals.numbers import number_word, ordinal_word
+from subgoals.record_names import deposited
 
 APPEAR_EVERY = 50  # dynamic mode: cube i >= 1 of a colour appears at step 50·i
 DROP_Z = 0.10  # cube centre height when released over the bin (the walls are 0.05 high)
@@ -283,7 +284,7 @@ class BinFill(ButtonMixin, RoboMMETask):
 
     def probe_questions(self):
         """Questions for the memory assessment: how many cubes of each goal colour are in the bin?"""
-        return [ProbeQuestion("count", f"how many {c} cubes are in the bin?", f"deposited {c} cube", self.counts.get(c, 0))
+        return [ProbeQuestion("count", f"how many {c} cubes are in the bin?", deposited(c), self.counts.get(c, 0))
                 for c, _ in self.layout.targets]
 
     def truth(self) -> dict:

@@ -42,6 +42,7 @@ from envs.core.motion.bars import pick_bar, wrap
 from envs.core.motion.trace import commanded_tip, follow, go_joints, line_points
 from envs.core.probes import ProbeQuestion
 from envs.core.sampling import Footprint, SceneSamplingError, TablePlacer
+from subgoals.record_names import RecordName
 
 BOX_RGB = (0xFF / 255, 0xD2 / 255, 0x89 / 255)
 HOLE_HALF = 0.017
@@ -325,9 +326,9 @@ class InsertPeg(SegGroundMixin, RoboMMETask):
                 yx = self.project([pp.x + sign * c * PEG_LINK / 2, pp.y + sign * s * PEG_LINK / 2, PEG_HALF])
                 points[(k, end)] = (round(yx[0], 1), round(yx[1], 1))
         return [
-            ProbeQuestion("binding", "which end of which peg did the video grasp?", "peg end grasped in the demonstration",
+            ProbeQuestion("binding", "which end of which peg did the video grasp?", RecordName.PEG_END_GRASPED,
                           points[(0, L.end)], tuple(points.values())),
-            ProbeQuestion("route", "which end was grasped and from which side was the peg inserted?", "demonstrated insertion",
+            ProbeQuestion("route", "which end was grasped and from which side was the peg inserted?", RecordName.DEMONSTRATED_INSERTION,
                           (f"grasp the {self.end_word(0, L.end)} end", f"insert from the {L.side} side")),
         ]
 

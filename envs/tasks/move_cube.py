@@ -48,6 +48,7 @@ from envs.core.motion.bars import pick_bar, push_stroke, wrap
 from envs.core.motion.trace import commanded_tip, go_joints
 from envs.core.probes import ProbeQuestion
 from envs.core.sampling import Footprint, SceneSamplingError, TablePlacer
+from subgoals.record_names import RecordName
 
 MANNERS = ("peg_push", "gripper_push", "grasp_putdown")
 SALMON = (0xEC / 255, 0x73 / 255, 0x57 / 255)
@@ -372,7 +373,7 @@ class MoveCube(SegGroundMixin, RoboMMETask):
             "gripper_push": ("close the gripper and push the cube to the target",),
             "grasp_putdown": ("pick up the cube", "place the cube onto the target"),
         }[self.manner]
-        return [ProbeQuestion("route", "how was the cube moved in the video?", "demonstrated procedure", steps)]
+        return [ProbeQuestion("route", "how was the cube moved in the video?", RecordName.DEMONSTRATED_PROCEDURE, steps)]
 
     def truth(self) -> dict:
         L = self.layout

@@ -41,6 +41,7 @@ from envs.core.checker import SubgoalEntry
 from envs.core.layouts.paths import COMPASS, STEP_OF, dfs_path, grid_neighbours
 from envs.core.motion.trace import TRACE_Z, stick_line, stick_over
 from envs.core.probes import ProbeQuestion
+from subgoals.record_names import RecordName
 
 GRID_CENTRE = (-0.1, 0.0)
 SPACING = 0.10
@@ -200,7 +201,7 @@ class PatternLock(StickTaskMixin, RoboMMETask):
 
     def probe_questions(self):
         """Questions for the memory assessment: which way did each edge of the demonstrated pattern go?"""
-        return [ProbeQuestion("route", "which directions did the demonstrated pattern take, in order?", "demonstrated route",
+        return [ProbeQuestion("route", "which directions did the demonstrated pattern take, in order?", RecordName.DEMONSTRATED_ROUTE,
                               tuple(self.directions))]
 
     def truth(self) -> dict:

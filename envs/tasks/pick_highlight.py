@@ -41,6 +41,7 @@ from envs.core.layouts.scene import Placed, button_keep_out, sample_button, samp
 from envs.core.probes import ProbeQuestion
 from envs.core.sampling import TablePlacer
 from subgoals.numbers import ordinal_word
+from subgoals.record_names import RecordName
 
 COLOURS = ("red", "green", "blue")
 CUBE_COUNT = {"easy": 3, "medium": 4, "hard": 6}
@@ -192,16 +193,16 @@ class PickHighlight(ReferenceTask):
     def probe_questions(self):
         """Questions for the memory assessment: how many cubes were highlighted, and, while one
         highlighted cube is left to pick, where it is (candidates: every cube resting on the table).
-        The record texts are the memory's wording (``memory.language.vocabulary.highlight_binding``)."""
+        The record texts are the memory's wording (``memory.language.words.highlight_binding``)."""
         if self.clock < HIGHLIGHT_WINDOW[0]:
             return []
         L = self.layout
-        out = [ProbeQuestion("count", "how many cubes were highlighted?", "highlighted cubes", len(L.highlighted))]
+        out = [ProbeQuestion("count", "how many cubes were highlighted?", RecordName.HIGHLIGHTED_CUBES, len(L.highlighted))]
         left = [i for i in L.highlighted if i not in self.picked_ids]
         resting = {i: tuple(float(v) for v in self.project(self.pos_of(a))) for i, a in enumerate(self.cubes)
                    if self.pos(a)[2] < 0.03}
         if len(left) == 1 and left[0] in resting:
-            out.append(ProbeQuestion("binding", "where is the highlighted cube not picked yet?", "highlighted cube",
+            out.append(ProbeQuestion("binding", "where is the highlighted cube not picked yet?", RecordName.HIGHLIGHTED_CUBE,
                                      resting[left[0]], tuple(resting.values())))
         return out
 

@@ -27,6 +27,7 @@ from envs.core.probes import ProbeQuestion
 from envs.core.rewording import count_values
 from envs.core.sampling import TablePlacer
 from subgoals.numbers import number_word, ordinal_word
+from subgoals.record_names import RecordName
 
 
 @dataclass(frozen=True)
@@ -157,7 +158,7 @@ class PickXtimes(ButtonMixin, RoboMMETask):
     def probe_questions(self):
         """Questions for the memory assessment: how many repetitions are done so far?"""
         done = self.truth()["places_done"]
-        return [ProbeQuestion("count", "how many times has the cube been placed on the target?", "repetitions", done)]
+        return [ProbeQuestion("count", "how many times has the cube been placed on the target?", RecordName.REPETITIONS, done)]
 
     def truth(self) -> dict:
         done = sum(1 for e in self.checker.entries[: self.checker.index] if e.option == "place")

@@ -42,6 +42,7 @@ from envs.core.checker import SubgoalEntry
 from envs.core.layouts.paths import random_walk
 from envs.core.motion.trace import TRACE_Z, stick_arc, stick_over
 from envs.core.probes import ProbeQuestion
+from subgoals.record_names import RecordName
 
 ROW_X = -0.1
 SLOT_SPACING = 0.07
@@ -251,7 +252,7 @@ class RouteStick(StickTaskMixin, RoboMMETask):
     def probe_questions(self):
         """Questions for the memory assessment: which side and circling sense did each demonstrated move take?"""
         return [ProbeQuestion("route", "which neighbour and which way round the stick was each demonstrated move, in order?",
-                              "demonstrated route", tuple(f"{side} {sense}" for side, sense in self.moves))]
+                              RecordName.DEMONSTRATED_ROUTE, tuple(f"{side} {sense}" for side, sense in self.moves))]
 
     def truth(self) -> dict:
         return {

@@ -40,6 +40,7 @@ from envs.core.probes import ProbeQuestion
 from envs.core.rewording import ordinal_values
 from envs.core.sampling import TablePlacer
 from subgoals.numbers import ordinal_word
+from subgoals.record_names import RecordName
 
 PASS_STEPS = (60, 80, 120)
 MAX_PASSES = 5
@@ -326,7 +327,7 @@ class StopCube(ButtonMixin, RoboMMETask):
         """
         t = self.truth()
         until = t["stop_step"] - 1 if t["stop_step"] is not None else self.clock
-        return [ProbeQuestion("count", "how many times has the cube passed over the target?", "passes",
+        return [ProbeQuestion("count", "how many times has the cube passed over the target?", RecordName.PASSES,
                               sum(1 for a in t["arrivals"] if a < until))]
 
     def truth(self) -> dict:

@@ -44,6 +44,7 @@ from envs.core.probes import ProbeQuestion
 from envs.core.rewording import count_values
 from envs.core.sampling import TablePlacer
 from subgoals.numbers import number_word, ordinal_word
+from subgoals.record_names import RecordName
 
 FLASH_STEPS = 20
 HOVER_Z = 0.07  # cube centre height over a target while visiting it (entry needs < 0.12)
@@ -243,9 +244,9 @@ class SwingXtimes(ButtonMixin, RoboMMETask):
         """Questions for the memory assessment: how many target visits and round trips so far?"""
         t = self.truth()
         return [
-            ProbeQuestion("count", "how many times has the cube entered a target?", "target visits",
+            ProbeQuestion("count", "how many times has the cube entered a target?", RecordName.TARGET_VISITS,
                           t["visits_right"] + t["visits_left"]),
-            ProbeQuestion("count", "how many round trips are done (visits of the left-side target)?", "round trips",
+            ProbeQuestion("count", "how many round trips are done (visits of the left-side target)?", RecordName.ROUND_TRIPS,
                           t["visits_left"]),
         ]
 

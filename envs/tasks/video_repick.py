@@ -44,6 +44,7 @@ from envs.core.probes import ProbeQuestion
 from envs.core.rewording import count_values
 from envs.core.sampling import TablePlacer
 from subgoals.numbers import number_word, ordinal_word
+from subgoals.record_names import RecordName
 
 COLOURS = ("red", "green", "blue")
 SWAPS = {"easy": (1, 2), "medium": (2, 3), "hard": (0, 0)}
@@ -200,12 +201,12 @@ class VideoRepick(ReferenceTask):
         e = self.current_entry
         if e is not None and e.demonstration:
             return []
-        out = [ProbeQuestion("count", "how many times has the demonstrated cube been picked up again?", "picks of the reference cube",
+        out = [ProbeQuestion("count", "how many times has the demonstrated cube been picked up again?", RecordName.REFERENCE_CUBE_PICKS,
                              self.picks_done())]
         resting = {i: tuple(float(v) for v in self.project(self.pos_of(a))) for i, a in enumerate(self.cubes)
                    if self.pos(a)[2] < 0.03}
         if self.layout.target_cube in resting:
-            out.append(ProbeQuestion("binding", "where is the cube the video picked up?", "reference cube",
+            out.append(ProbeQuestion("binding", "where is the cube the video picked up?", RecordName.REFERENCE_CUBE,
                                      resting[self.layout.target_cube], tuple(resting.values())))
         return out
 

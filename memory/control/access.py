@@ -32,17 +32,8 @@ from memory.control.query import Query
 from memory.store.records import EntityRecord, EntityStatus
 from memory.language.spec import MemorySpec, ReadKind
 from memory.store.memory_store import MemoryStore
-from memory.language.vocabulary import (
-    COLOUR_WORDS,
-    COVER_VERBS,
-    HISTORY_CLAUSE_WORDS,
-    HISTORY_MODIFIERS,
-    canonical_role,
-    colour_of,
-    cover_binding,
-    highlight_binding,
-    reference_binding,
-)
+from memory.language.words import COLOUR_WORDS, HIDING_VERBS, HISTORY_CLAUSE_WORDS, HISTORY_MODIFIERS, canonical_role, colour_of
+from subgoals.record_names import cover_binding, highlight_binding, reference_binding
 from subgoals.grammar import (
     NounPhrase,
     Point,
@@ -141,7 +132,7 @@ class ReadTrace:
 
 _DETERMINER = r"(?:the|a|an)"
 _RE_HIDDEN = re.compile(
-    rf"^(?:that |which )?(?:is |are )?(?:{'|'.join(sorted(COVER_VERBS, key=len, reverse=True))}) (?:{_DETERMINER} )?(.+)$"
+    rf"^(?:that |which )?(?:is |are )?(?:{'|'.join(sorted(HIDING_VERBS, key=len, reverse=True))}) (?:{_DETERMINER} )?(.+)$"
 )
 _RE_WHICH_IS = re.compile(rf"^(?:which|that) (?:is|are) (?:{_DETERMINER} )?({'|'.join(COLOUR_WORDS)})\b")
 
@@ -179,7 +170,7 @@ def slot_query(np_: NounPhrase, np_index: int = 0) -> Query | None:
     """The read a noun phrase needs, or ``None`` when the current view can resolve it.
 
     Reads: a cover head with a hiding clause; a modifier in
-    :data:`~memory.language.vocabulary.HISTORY_MODIFIERS`; a post-modifier that refers back in
+    :data:`~memory.language.words.HISTORY_MODIFIERS`; a post-modifier that refers back in
     time ("that was previously picked up"). Not reads: colour, position and ordinal
     words alone, pronouns, bare heads.
     """

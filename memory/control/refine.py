@@ -12,7 +12,7 @@ from __future__ import annotations
 from memory.control.access import ReadTrace
 from memory.contract.frames import Frame
 from memory.perception.blobs import find_blobs
-from memory.language.vocabulary import COLOUR_WORDS, colour_of
+from memory.language.words import COLOUR_WORDS, colour_of
 from subgoals.grammar import SubgoalParseError, format_subgoal, parse_subgoal
 
 REFINE = "refine"

@@ -22,7 +22,7 @@ from memory.layer import Revision
 from memory.store.records import EntityRecord, EntityStatus, Source
 from memory.store.memory_store import MemoryStore
 from memory.perception.blobs import find_blobs
-from memory.language.vocabulary import COLOUR_WORDS
+from memory.language.words import COLOUR_WORDS
 from subgoals.grammar import Point, points, replace_point
 
 __all__ = ["LastSeenMemory"]

@@ -13,103 +13,17 @@ which number counts what) are written once over concepts instead of once per phr
 * number words and digits stay (``parse_ordinal`` reads both); ``once`` is a count only where it
   is not the conjunction ("once you have placed ...", "once the video is over").
 
-The tables are the whole domain knowledge; :mod:`memory.language.spec` combines them by structure only.
+The tables are in :mod:`memory.language.words` (the one word table); this module only applies them.
 """
 
 from __future__ import annotations
 
 import re
 
-from memory.language.vocabulary import COLOUR_WORDS
+from memory.language.words import COLOUR_WORDS, CONCEPT_NOUNS, HIGHLIGHT_PATTERN
 from subgoals.numbers import ordinal_digits
 
-__all__ = [
-    "ARRIVAL_WORDS",
-    "CONCEPT_NOUNS",
-    "COUNT_UNITS",
-    "DEMO_WORDS",
-    "HANDLING_VERBS",
-    "HIDING_WORDS",
-    "IMMEDIATE_WORDS",
-    "PLACING_VERBS",
-    "PRESS_WORDS",
-    "PROCEDURE_NOUNS",
-    "ROUTE_NOUNS",
-    "SAME_WORDS",
-    "canonical_text",
-]
-
-CONCEPT_NOUNS: dict[str, tuple[str, ...]] = {
-    "cube": ("cube", "block", "brick", "cuboid"),
-    "peg": ("peg", "rod", "pin", "bar"),
-    "container": ("container", "cup", "lid", "bowl", "mug", "shell", "cover"),
-    "target": ("target", "disc", "disk", "bullseye", "pad"),
-    "button": ("button", "switch"),
-    "bin": ("bin", "basket", "bucket", "tub", "trash can", "trashcan", "receptacle"),
-    "box": ("box",),
-}
-"""Canonical noun -> surface nouns (singular; plurals in ``s``/``es`` are recognised)."""
-
-HIDING_WORDS: tuple[str, ...] = (
-    "hiding", "hides", "hide", "hidden", "covering", "covers", "concealing", "conceals", "conceal", "concealed",
-    "containing", "contains", "holding", "holds", "sheltering", "shelters", "masking", "masks", "underneath",
-    "under", "beneath", "below", "inside", "over", "atop",
-    # lifting the cover is finding what is under it: "uncover the red cube by lifting its container",
-    # "lift another cup to reveal the green cube"
-    "uncover", "uncovers", "uncovering", "reveal", "reveals", "revealing", "expose", "exposes", "exposing",
-    "find", "finds", "finding",
-)
-"""Words that relate a cover to what is below it (clause-local with a container and a coloured object)."""
-
-HIGHLIGHT_PATTERN = (
-    r"\bhighlight\w*|\bmarked\b|\blit up\b|\blit\b|\billuminated\b|\bglowing\b|\bflagged\b|\bspotlit\b"
-    r"|\bwhite (?:area|patch|spot|mark|highlight|disc|disk|circle|light|glow|ring)(?:e?s)?\b"
-)
-"""Marks the scene showed on objects during the episode ("highlighted", "marked by a white spot")."""
-
-DEMO_WORDS: tuple[str, ...] = ("video", "demonstration", "demo", "demonstrated", "recording", "clip")
-"""The conditioning video: the deciding evidence is shown before acting."""
-
-SAME_WORDS: tuple[str, ...] = ("same", "identical", "exact same")
-"""A modifier that asks for what the demonstration used."""
-
-PROCEDURE_NOUNS: tuple[str, ...] = ("manner", "way", "method", "fashion", "style", "technique", "approach", "motion")
-"""What "the same ..." names when it is a way of doing the task."""
-
-ROUTE_NOUNS: tuple[str, ...] = ("path", "route", "pattern", "trajectory", "course", "track", "sequence")
-"""What "the same ..." names when it is an ordered route to retrace."""
-
-HANDLING_VERBS: tuple[str, ...] = (
-    "picked", "lifted", "grabbed", "grasped", "taken", "took", "handled", "moved", "chosen", "used", "repicked",
-    "raised", "selected", "held", "gripped", "carried", "inserted",
-)
-"""Past verbs that single out an object handled in the demonstration ("the block that was picked up")."""
-
-PLACING_VERBS: tuple[str, ...] = ("place", "put", "set", "lay", "drop", "leave", "deposit", "rest")
-"""Verbs that put an object somewhere."""
-
-PRESS_WORDS: tuple[str, ...] = (
-    "pressed", "pushed", "hit", "tapped", "pressing", "pushing", "hitting", "tapping", "press", "push", "tap",
-    "activated", "triggered", "clicked",
-)
-"""Words of the pressing event."""
-
-IMMEDIATE_WORDS: tuple[str, ...] = ("right", "just", "immediately", "directly", "straight")
-"""Adverbs that make an event-relative moment the adjacent one ("right before")."""
-
-ARRIVAL_WORDS = (
-    r"\breach\w*|\barriv\w*|\bvisit\w*|\bpass\w*|\bcross\w*|\bgets? there\b|\bgets? to\b|\bcomes? by\b"
-    r"|\bcomes? to\b|\blands?\b|\bhits? the target\b|\bgoes? over\b|\bmoves? over\b"
-    # "the fourth time it is on the target"
-    r"|\b(?:is|it's|sits|lies|slides|comes|gets|goes|moves) (?:on|onto|over|across|at) the target\b"
-)
-"""The moving object's arrival at a place, the event an event ordinal counts."""
-
-COUNT_UNITS: tuple[str, ...] = (
-    "times", "time", "round trips", "round trip", "rounds", "round", "repetitions", "repetition", "repeats",
-    "cycles", "cycle", "trips", "trip", "swings", "laps",
-)
-"""What follows a number when it counts repetitions ("three times", "2 round trips")."""
+__all__ = ["COLOUR_PATTERN", "canonical_text", "normalise"]
 
 # "once" is the conjunction when a clause follows it ("once you have ...", "once the video is over")
 _NUMBERED_EVENT = re.compile(r"\b(visit|pass|time|arrival|crossing|lap|trip|approach)s? (?:number |no |# ?)([1-9][0-9]?)(?:st|nd|rd|th)?\b")

@@ -13,7 +13,7 @@ from __future__ import annotations
 from enum import Enum
 
 from memory.language.spec import EvidenceSource, MemorySpec, ReadKind
-from memory.language.vocabulary import colour_of
+from memory.language.words import colour_of
 
 __all__ = ["Need", "needs_of"]
 

@@ -13,7 +13,7 @@ history will matter later. The specification turns that wording into
 
 Two specifiers share one interface (``goal -> MemorySpec``): the deterministic
 :class:`InstructionSpecifier` (the default; regular expressions over the vocabulary in
-:mod:`memory.language.vocabulary`) and :class:`LLMSpecifier`, which asks a chat model the same
+:mod:`memory.language.words`) and :class:`LLMSpecifier`, which asks a chat model the same
 question at three line widths and keeps only what a majority of readings agree on.
 """
 
@@ -27,29 +27,11 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any, Protocol
 
-from memory.language.lexicon import (
-    ARRIVAL_WORDS,
-    COUNT_UNITS,
-    DEMO_WORDS,
-    HANDLING_VERBS,
-    HIDING_WORDS,
-    IMMEDIATE_WORDS,
-    PLACING_VERBS,
-    PRESS_WORDS,
-    PROCEDURE_NOUNS,
-    ROUTE_NOUNS,
-    SAME_WORDS,
-    canonical_text,
-)
+from memory.language.lexicon import canonical_text
+from memory.language.words import ARRIVAL_WORDS, COUNT_UNITS, DEMO_WORDS, HANDLING_VERBS, HIDING_WORDS, IMMEDIATE_WORDS, PLACING_VERBS, PRESS_WORDS, PROCEDURE_NOUNS, ROUTE_NOUNS, SAME_WORDS
 from memory.store.memory_store import StoreKind
-from memory.language.vocabulary import (
-    COLOUR_WORDS,
-    LAYOUT_ROLES,
-    canonical_role,
-    cover_binding,
-    highlight_binding,
-    parse_ordinal,
-)
+from memory.language.words import COLOUR_WORDS, LAYOUT_ROLES, canonical_role, parse_ordinal
+from subgoals.record_names import cover_binding, highlight_binding
 from subgoals.numbers import ADVERB_COUNTS, CARDINAL_WORDS, ORDINAL_PATTERN
 
 __all__ = [

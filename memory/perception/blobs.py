@@ -29,7 +29,7 @@ import cv2
 import numpy as np
 from scipy import ndimage
 
-from memory.language.vocabulary import COLOUR_WORDS
+from memory.language.words import COLOUR_WORDS
 from subgoals.grammar import COORD_MAX, Point
 
 __all__ = ["Blob", "ColourThresholds", "bare_table", "colour_mask", "find_blobs", "hsv"]

@@ -11,7 +11,7 @@ import numpy as np
 
 from memory.perception.base import Detection
 from memory.perception.blobs import ColourThresholds, find_blobs, hsv
-from memory.language.vocabulary import colour_of
+from memory.language.words import colour_of
 
 __all__ = ["ColourDetector", "ColourHistogram"]
 

@@ -21,7 +21,7 @@ from memory.language.spec import MemorySpec
 from memory.store.memory_store import MemoryStore
 from memory.contract.render_need import RenderNeed
 from memory.tools.base import Tool, register_tool
-from memory.language.vocabulary import canonical_role, colour_of
+from memory.language.words import canonical_role, colour_of
 from subgoals.grammar import Point
 
 __all__ = ["BlobToolThresholds", "ColourBlobTool"]

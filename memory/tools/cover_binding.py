@@ -41,7 +41,8 @@ from memory.store.memory_store import MemoryStore
 from memory.contract.render_need import RenderNeed
 from memory.tools.base import Tool, register_tool
 from memory.perception.blobs import find_blobs
-from memory.language.vocabulary import COLOUR_WORDS, canonical_role, colour_of, cover_binding
+from memory.language.words import COLOUR_WORDS, canonical_role, colour_of
+from subgoals.record_names import cover_binding
 from subgoals.grammar import COORD_MAX, Point
 
 __all__ = [

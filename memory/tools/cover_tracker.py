@@ -71,7 +71,8 @@ from memory.contract.render_need import RenderNeed
 from memory.tools.base import Tool, register_tool
 from memory.perception.blobs import find_blobs
 from memory.tools.cover_binding import COVER_ROLE, ContainerAppearance, to_point
-from memory.language.vocabulary import colour_of, cover_binding
+from memory.language.words import colour_of
+from subgoals.record_names import cover_binding
 
 __all__ = ["CoverFollowThresholds", "CoverFollowTool", "CoverTrack", "FlowThresholds", "OpticalFlowCue", "lk_displacement"]
 

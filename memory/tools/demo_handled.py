@@ -53,7 +53,8 @@ from memory.tools.base import Tool, register_tool
 from memory.perception.blobs import Blob, bare_table, colour_mask, find_blobs
 from memory.tools.cover_binding import local_centre
 from memory.tools.scene_layout import layout_points
-from memory.language.vocabulary import COLOUR_WORDS, reference_binding
+from memory.language.words import COLOUR_WORDS
+from subgoals.record_names import RecordName, reference_binding
 from subgoals import phrases
 from subgoals.edits import Replace, SubgoalEdit
 from subgoals.grammar import Point, try_parse
@@ -349,7 +350,7 @@ class DemoHandledTool(Tool):
                                              binding=reference_binding("cube"), status=EntityStatus.VERIFIED,
                                              source=Source.DEMONSTRATION),
                     step=frame.step, reason="handled in the video, at rest again, followed to the end", accepted=True)
-        self.commit(store, COUNT_KEY, ProgressRecord(name="picks of the reference cube", count=0, target=self.target), step=frame.step,
+        self.commit(store, COUNT_KEY, ProgressRecord(name=RecordName.REFERENCE_CUBE_PICKS, count=0, target=self.target), step=frame.step,
                     reason=f"goal asks for {self.target} picks", accepted=True)
         self._events.append(f"{frame.step}: correct cube = {self.colour} at {point}")
 
@@ -360,7 +361,7 @@ class DemoHandledTool(Tool):
         if any(e.kind == "release" for e in events_for(store).events(frame, GRIPPER_LIVE)):
             if self._lifted:
                 self.picks.add()
-                self.commit(store, COUNT_KEY, ProgressRecord(name="picks of the reference cube", count=self.count, target=self.target),
+                self.commit(store, COUNT_KEY, ProgressRecord(name=RecordName.REFERENCE_CUBE_PICKS, count=self.count, target=self.target),
                             step=frame.step, reason="the cube left its place in a closed grip, then was released",
                             accepted=True)
                 self._events.append(f"{frame.step}: pick {self.count} of the correct cube done")

@@ -59,7 +59,8 @@ from memory.contract.render_need import RenderNeed
 from memory.tools.base import Tool, register_tool
 from memory.perception.blobs import bare_table, hsv
 from memory.perception.layout_pixels import disc_pieces, is_purple, purple_mask
-from memory.language.vocabulary import colour_of, reference_binding
+from memory.language.words import colour_of
+from subgoals.record_names import RecordName, reference_binding
 from subgoals.grammar import COORD_MAX, Point
 
 __all__ = ["DemoPlacesTool", "PlacesThresholds", "target_blobs"]
@@ -429,7 +430,7 @@ class DemoPlacesTool(Tool):
         if not self._video_frames:
             return
         self.commit(store, "progress/demonstrated places",
-                    ProgressRecord(name="demonstrated places", count=sum(p.target is not None for p in self.places)),
+                    ProgressRecord(name=RecordName.DEMONSTRATED_PLACES, count=sum(p.target is not None for p in self.places)),
                     step=frame.step, reason="dwells of the carried object on targets in the video", accepted=True)
         if self.presses:
             self.commit(store, "progress/demonstrated presses", ProgressRecord(name="demonstrated presses", count=len(self.presses)),

@@ -52,10 +52,11 @@ from memory.contract.render_need import RenderNeed
 from memory.tools.base import Tool, register_tool
 from memory.perception.blobs import Blob, find_blobs
 from memory.tools.scene_layout import layout_points
-from memory.language.vocabulary import COLOUR_WORDS, colour_of
+from memory.language.words import COLOUR_WORDS, colour_of
 from subgoals import phrases
 from subgoals.edits import Replace, SubgoalEdit
 from subgoals.grammar import try_parse
+from subgoals.record_names import deposited
 
 BIN_KEY = "layout/bin"
 _EIGHT = np.ones((3, 3), dtype=bool)
@@ -162,7 +163,7 @@ class DepositCounter(Tool):
         if self.active:
             for c in COLOUR_WORDS:
                 if c in self.goal:
-                    store.add(key_for(c), ProgressRecord(name=f"deposited {c} cube", count=0, target=self.goal[c]),
+                    store.add(key_for(c), ProgressRecord(name=deposited(c), count=0, target=self.goal[c]),
                               step=store.last_step or 0, reason=f"goal asks for {self.goal[c]} {c} cube(s) in the bin")
 
     # ------------------------------------------------------------------ evidence
@@ -282,7 +283,7 @@ class DepositCounter(Tool):
 
     def _commit(self, colour: str, step: int, store: MemoryStore, reason: str) -> None:
         self.commit(store, key_for(colour),
-                    ProgressRecord(name=f"deposited {colour} cube", count=self.deposited[colour],
+                    ProgressRecord(name=deposited(colour), count=self.deposited[colour],
                                    target=self.goal.get(colour, 0)),
                     step=step, reason=reason, accepted=True)
 

@@ -55,6 +55,7 @@ from memory.tools.base import Tool, register_tool
 from subgoals import phrases
 from subgoals.edits import Replace, SubgoalEdit
 from subgoals.grammar import try_parse
+from subgoals.record_names import RecordName
 
 VISITS_KEY = "progress/target visits"
 TRIPS_KEY = "progress/round trips"
@@ -90,9 +91,9 @@ class FlashCounter(Tool):
         self._gate_calls = 0
         self._rewrites = 0
         if self.active:
-            store.add(VISITS_KEY, ProgressRecord(name="target visits", count=0, target=2 * self.target),
+            store.add(VISITS_KEY, ProgressRecord(name=RecordName.TARGET_VISITS, count=0, target=2 * self.target),
                       step=store.last_step or 0, reason=f"goal asks for {self.target} round trips between two targets")
-            store.add(TRIPS_KEY, ProgressRecord(name="round trips", count=0, target=self.target),
+            store.add(TRIPS_KEY, ProgressRecord(name=RecordName.ROUND_TRIPS, count=0, target=self.target),
                       step=store.last_step or 0, reason=f"goal asks for {self.target} round trips")
 
     # ------------------------------------------------------------------ evidence
@@ -136,9 +137,9 @@ class FlashCounter(Tool):
 
     def _commit(self, step: int, store: MemoryStore, reason: str) -> None:
         right, left, _ = self.counts()
-        self.commit(store, VISITS_KEY, ProgressRecord(name="target visits", count=right + left, target=2 * self.target),
+        self.commit(store, VISITS_KEY, ProgressRecord(name=RecordName.TARGET_VISITS, count=right + left, target=2 * self.target),
                     step=step, reason=reason, accepted=True)
-        self.commit(store, TRIPS_KEY, ProgressRecord(name="round trips", count=left, target=self.target),
+        self.commit(store, TRIPS_KEY, ProgressRecord(name=RecordName.ROUND_TRIPS, count=left, target=self.target),
                     step=step, reason=reason + "; round trips = left-side visits", accepted=True)
         for i, s in enumerate(self.sites):
             if s.visits:

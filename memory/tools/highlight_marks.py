@@ -45,7 +45,8 @@ from memory.store.memory_store import MemoryStore
 from memory.contract.render_need import RenderNeed
 from memory.tools.base import Tool, register_tool
 from memory.perception.blobs import Blob, find_blobs
-from memory.language.vocabulary import COLOUR_WORDS, canonical_role, colour_of, highlight_binding
+from memory.language.words import COLOUR_WORDS, canonical_role, colour_of
+from subgoals.record_names import highlight_binding, highlight_count
 from subgoals.grammar import Point, try_parse
 
 __all__ = ["HighlightMarkTool", "MarkThresholds", "mark_key", "ring_evidence"]
@@ -252,7 +253,7 @@ class HighlightMarkTool(Tool):
 
     def _count(self, store: MemoryStore, step: int) -> None:
         verified = [m for m in self._marks if m.key is not None]
-        self.commit(store, "progress/highlighted", ProgressRecord(name=f"{self.binding}s", count=len(verified)),
+        self.commit(store, "progress/highlighted", ProgressRecord(name=highlight_count(self.role), count=len(verified)),
                     step=step, reason="verified marks", accepted=True)
         self.commit(store, "progress/picked highlighted", ProgressRecord(
             name=f"{PICKED_PREFIX}{self.binding}s", count=sum(m.picked for m in verified), target=len(verified)),

@@ -52,6 +52,7 @@ from memory.tools.base import Tool, register_tool
 from memory.perception.blobs import find_blobs, hsv
 from subgoals import phrases
 from subgoals.edits import Replace, SubgoalEdit
+from subgoals.record_names import RecordName
 
 __all__ = [
     "FRONT_CAMERA",
@@ -311,7 +312,7 @@ class MannerReader(Tool):
         if self.manner == "tool_push" and self.grasped_end is not None:
             segments = (f"pick up the peg by its {self.grasped_end} end",) + segments[1:]
         self.commit(
-            store, KEY, TrajectoryRecord(name="demonstrated procedure", segments=segments, index=0, source=Source.DEMONSTRATION),
+            store, KEY, TrajectoryRecord(name=RecordName.DEMONSTRATED_PROCEDURE, segments=segments, index=0, source=Source.DEMONSTRATION),
             step=step, accepted=True,
             reason=(f"{self.manner}: bar moved first={bar_first}, low travel {self.low_travel:.3f} m, "
                     f"carry {self.carry_px:.1f} px, cube rested displaced"),

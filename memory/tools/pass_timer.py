@@ -56,6 +56,7 @@ from memory.tools.scene_layout import layout_points
 from subgoals import phrases
 from subgoals.edits import Replace, SubgoalEdit
 from subgoals.grammar import try_parse
+from subgoals.record_names import RecordName
 
 KEY = "progress/passes"
 WAIT = phrases.REMAIN_STATIC
@@ -105,7 +106,7 @@ class PassTimer(Tool):
         self._rewrites = 0
         self._decisions: list[dict] = []
         if self.active:
-            store.add(KEY, ProgressRecord(name="passes", count=0, ordinal=self.k, target=self.k),
+            store.add(KEY, ProgressRecord(name=RecordName.PASSES, count=0, ordinal=self.k, target=self.k),
                       step=store.last_step or 0, reason=f"goal asks for the arrival number {self.k}")
 
     # ------------------------------------------------------------------ evidence
@@ -126,7 +127,7 @@ class PassTimer(Tool):
         self._last_step = step
         for e in events_for(store).events(frame, self.pass_config):
             self._out = [(e.time, 0.0)]
-            self.commit(store, KEY, ProgressRecord(name="passes", count=len(self.arrivals), ordinal=self.k, target=self.k),
+            self.commit(store, KEY, ProgressRecord(name=RecordName.PASSES, count=len(self.arrivals), ordinal=self.k, target=self.k),
                         step=e.step, reason=f"object seen crossing the target and beyond it; arrival at step {e.time:.1f}",
                         accepted=True)
         obj = self._passes.sighting

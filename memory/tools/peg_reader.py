@@ -50,14 +50,15 @@ from memory.tools.base import Tool, register_tool
 from memory.perception.blobs import find_blobs
 from subgoals import phrases
 from subgoals.edits import Replace, SetPoint, SubgoalEdit
+from subgoals.record_names import RecordName
 from memory.robot.arm_view import FRONT_CAMERA, panda_tcp, to_pixel  # noqa: F401 (re-exported)
 
 __all__ = ["FRONT_CAMERA", "PegReader", "PegThresholds", "to_pixel"]  # the camera helpers live in manner_reader
 
 ENTITY_KEY = "demo/grasped peg end"
 TRAJ_KEY = "trajectory/insertion"
-BINDING = "peg end grasped in the demonstration"
-TRAJ_NAME = "demonstrated insertion"
+BINDING = RecordName.PEG_END_GRASPED
+TRAJ_NAME = RecordName.DEMONSTRATED_INSERTION
 
 _PICK = re.compile(r"^\s*pick up the peg at <\s*(\d+)\s*,\s*(\d+)\s*>(.*)$", re.I)
 _INSERT = re.compile(r"^\s*insert the peg\b.*\b(left|right) side\b", re.I)

@@ -32,10 +32,11 @@ from memory.contract.render_need import RenderNeed
 from memory.tools.base import Tool, register_tool
 from memory.perception.blobs import find_blobs
 from memory.tools.scene_layout import layout_points
-from memory.language.vocabulary import colour_of
+from memory.language.words import colour_of
 from subgoals import phrases
 from subgoals.edits import Replace, SubgoalEdit
 from subgoals.grammar import try_parse
+from subgoals.record_names import RecordName
 
 KEY = "progress/repetitions"
 
@@ -79,7 +80,7 @@ class RepetitionCounter(Tool):
         self._left_target = True  # the object starts wherever it was put, not on a counted place
         self._latched: tuple | None = None
         if self.target:
-            store.add(KEY, ProgressRecord(name="repetitions", count=0, target=self.target), step=store.last_step or 0,
+            store.add(KEY, ProgressRecord(name=RecordName.REPETITIONS, count=0, target=self.target), step=store.last_step or 0,
                       reason=f"goal asks for {self.target} repetitions")
 
     def _where(self, rgb, store) -> str:
@@ -113,7 +114,7 @@ class RepetitionCounter(Tool):
             self._left_target = False
             self.counter.add()
             self._pending = None
-            self.commit(store, KEY, ProgressRecord(name="repetitions", count=self.count, target=self.target),
+            self.commit(store, KEY, ProgressRecord(name=RecordName.REPETITIONS, count=self.count, target=self.target),
                         step=frame.step, reason="release seen and the object rests on the target", accepted=True)
             return
         self._pending -= 1

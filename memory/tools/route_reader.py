@@ -58,6 +58,7 @@ from memory.contract.render_need import RenderNeed
 from memory.tools.base import Tool, register_tool
 from memory.perception.blobs import hsv
 from subgoals.edits import SetDirections, SubgoalEdit
+from subgoals.record_names import RecordName
 
 __all__ = [
     "ROW_OVER_COL",
@@ -71,7 +72,7 @@ __all__ = [
 ]
 
 KEY = "trajectory/route"
-NAME = "demonstrated route"
+NAME = RecordName.DEMONSTRATED_ROUTE
 
 ROW_OVER_COL = 0.8
 """Image rows per image column for the same table distance along x vs y, near the table centre (front camera)."""

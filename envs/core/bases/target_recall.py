@@ -13,6 +13,7 @@ from envs.core.bases.reference import ReferenceTask
 from envs.core.checker import SubgoalEntry
 from envs.core.layouts.reference import sample_table_spot
 from envs.core.sampling import TablePlacer
+from subgoals.record_names import RecordName
 
 
 class TargetRecallTask(ReferenceTask):
@@ -105,9 +106,9 @@ class TargetRecallTask(ReferenceTask):
             return []
         points = [tuple(float(v) for v in self.project(self.pos_of(t))) for t in self.targets]
         return [
-            ProbeQuestion("binding", "which target does the goal ask for?", "reference target",
+            ProbeQuestion("binding", "which target does the goal ask for?", RecordName.REFERENCE_TARGET,
                           points[self.correct_target], tuple(points)),
-            ProbeQuestion("count", "how many target places did the video show?", "demonstrated places",
+            ProbeQuestion("count", "how many target places did the video show?", RecordName.DEMONSTRATED_PLACES,
                           self.n_demonstrated_places),
         ]
 

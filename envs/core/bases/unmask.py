@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from subgoals.record_names import cover_binding
 from envs.core import primitives as P
 from envs.core.animation.container_swaps import REVEAL_END, SWAP_START, SWAP_STEPS, lane_pose, rest_poses_after
 from envs.core.base_task import HistorySlot, RoboMMETask
@@ -225,7 +226,7 @@ class UnmaskTask(RoboMMETask):
         Asked only once the scene is at rest (containers down, swaps over), about the cubes the
         goal names, while their container stands on the table (a lifted one shows its cube). The
         answer is the true container's projected centre; the candidates are every container's.
-        The record text is the memory's binding wording (``memory.language.vocabulary.cover_binding``).
+        The record text is the memory's binding wording (``memory.language.words.cover_binding``).
         """
         if self.clock < self.settle_clock:
             return []
@@ -240,7 +241,7 @@ class UnmaskTask(RoboMMETask):
             if i not in points:
                 continue
             out.append(ProbeQuestion(
-                "binding", f"where is the container hiding the {colour} cube?", f"cover hiding the {colour} cube",
+                "binding", f"where is the container hiding the {colour} cube?", cover_binding(f"{colour} cube"),
                 points[i], tuple(points.values()),
             ))
         return out
