@@ -13,25 +13,10 @@ import gymnasium as gym
 
 from envs.episodes import ALL_TASKS, SUITES, EpisodeSpec, check_task, episode_spec
 
-# task name -> "module:Class"; a task appears here once it is implemented
-TASK_CLASSES: dict[str, str] = {
-    "PickXtimes": "envs.tasks.pick_xtimes:PickXtimes",
-    "SwingXtimes": "envs.tasks.swing_xtimes:SwingXtimes",
-    "BinFill": "envs.tasks.bin_fill:BinFill",
-    "StopCube": "envs.tasks.stop_cube:StopCube",
-    "VideoUnmask": "envs.tasks.video_unmask:VideoUnmask",
-    "ButtonUnmask": "envs.tasks.button_unmask:ButtonUnmask",
-    "VideoUnmaskSwap": "envs.tasks.video_unmask_swap:VideoUnmaskSwap",
-    "ButtonUnmaskSwap": "envs.tasks.button_unmask_swap:ButtonUnmaskSwap",
-    "PickHighlight": "envs.tasks.pick_highlight:PickHighlight",
-    "VideoRepick": "envs.tasks.video_repick:VideoRepick",
-    "VideoPlaceButton": "envs.tasks.video_place_button:VideoPlaceButton",
-    "VideoPlaceOrder": "envs.tasks.video_place_order:VideoPlaceOrder",
-    "MoveCube": "envs.tasks.move_cube:MoveCube",
-    "InsertPeg": "envs.tasks.insert_peg:InsertPeg",
-    "PatternLock": "envs.tasks.pattern_lock:PatternLock",
-    "RouteStick": "envs.tasks.route_stick:RouteStick",
-}
+from envs.cards import all_cards
+
+TASK_CLASSES: dict[str, str] = {c.name: c.env_class for c in all_cards()}
+"""Task -> ``"module:Class"`` of its env (read from the task cards)."""
 
 
 def implemented_tasks() -> list[str]:

@@ -17,32 +17,13 @@ from dataclasses import asdict, dataclass
 from functools import lru_cache
 from pathlib import Path
 
-TASK_CODES: dict[str, int] = {
-    "PickXtimes": 1,
-    "StopCube": 2,
-    "SwingXtimes": 3,
-    "BinFill": 4,
-    "VideoUnmaskSwap": 5,
-    "VideoUnmask": 6,
-    "ButtonUnmaskSwap": 7,
-    "ButtonUnmask": 8,
-    "VideoRepick": 9,
-    "VideoPlaceButton": 10,
-    "VideoPlaceOrder": 11,
-    "PickHighlight": 12,
-    "InsertPeg": 13,
-    "MoveCube": 14,
-    "PatternLock": 15,
-    "RouteStick": 16,
-}
+from envs.cards import all_cards, suites
 
-SUITES: dict[str, tuple[str, ...]] = {
-    "counting": ("BinFill", "PickXtimes", "SwingXtimes", "StopCube"),
-    "permanence": ("VideoUnmask", "ButtonUnmask", "VideoUnmaskSwap", "ButtonUnmaskSwap"),
-    "reference": ("PickHighlight", "VideoRepick", "VideoPlaceButton", "VideoPlaceOrder"),
-    "imitation": ("MoveCube", "InsertPeg", "PatternLock", "RouteStick"),
-}
-ALL_TASKS: tuple[str, ...] = tuple(t for suite in SUITES.values() for t in suite)
+TASK_CODES: dict[str, int] = {c.name: c.code for c in all_cards()}
+"""Task -> the benchmark's task code in the seed formula (read from the task cards)."""
+
+SUITES: dict[str, tuple[str, ...]] = suites()
+ALL_TASKS: tuple[str, ...] = tuple(c.name for c in all_cards())
 
 
 @dataclass(frozen=True)

@@ -4,8 +4,8 @@ Why a table: the benchmark's own OOD set (``robomme_ood.md``) extrapolates each 
 parameter its memory has to track (repetitions, passes, deposits, swaps, placements, pattern and
 route length, workspace and yaw) and adds clutter (distractor cubes in colours no training scene
 shows). Here every such knob is an option of the task's own sampler, read through
-:meth:`RoboMMETask.ood_option`; this module only says which values each tier asks for, so there is
-one copy of each task and one place that documents the split (the README table is generated from
+:meth:`RoboMMETask.ood_option`; each task's card (``envs/cards/``) says which values each tier asks for, and
+this module draws them, so there is one copy of each task and one place that documents the split (the README table is generated from
 the same numbers, ``python -m envs.ood``).
 
 An ``ood`` episode samples as ``hard`` with the options of its tier; the tier is given by the
@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from typing import Mapping, Union
 
 import numpy as np
+
+from envs.cards import all_cards
 
 Value = Union[int, float, str, tuple[int, int]]
 
@@ -55,61 +57,8 @@ def _tiers(task: str, *options: dict) -> tuple[OodTier, ...]:
     return tuple(OodTier(task, k + 1, dict(o)) for k, o in enumerate(options))
 
 
-# task -> tiers (1-based). Training ranges in the comments are the ``hard`` values they extend.
-OOD_TIERS: dict[str, tuple[OodTier, ...]] = {
-    # repetitions [1-5]; distractor cubes in the new colours
-    "PickXtimes": _tiers("PickXtimes",
-                         {"repeats": 6, "distractors": 1},
-                         {"repeats": 7, "distractors": 2},
-                         {"repeats": 8, "distractors": 3}),
-    # swings [<= 3]
-    "SwingXtimes": _tiers("SwingXtimes", *({"repeats": 3 + k, "distractors": (1, 3)} for k in range(1, 6))),
-    # stop on pass [2-5], fastest cube only
-    "StopCube": _tiers("StopCube", *({"stop_pass": 5 + k, "fastest": 1} for k in range(1, 6))),
-    # deposits [3-5] out of [10-12] on the table
-    "BinFill": _tiers("BinFill",
-                      {"deposits": 6, "spawn": 12, "colours": (2, 3)},
-                      {"deposits": 7, "spawn": 12, "colours": 3}),
-    # picks [3] of [6] cubes in red/green/blue, the colour named
-    "PickHighlight": _tiers("PickHighlight",
-                            {"cubes": 7, "highlights": 4, "any_hue": 1},
-                            {"cubes": 8, "highlights": 5, "any_hue": 1}),
-    # containers [up to 15 in +-0.2], picks [2] of three red/green/blue cubes
-    "VideoUnmask": _tiers("VideoUnmask",
-                          {"containers": 15, "picks": 2, "new_colours": 1},
-                          {"containers": 15, "picks": 3, "new_colours": 1},
-                          {"containers": 18, "picks": 3, "new_colours": 1, "region": 0.22},
-                          {"containers": 20, "picks": 3, "new_colours": 1, "region": 0.22}),
-    "ButtonUnmask": _tiers("ButtonUnmask",
-                          {"containers": 15, "picks": 2, "new_colours": 1},
-                          {"containers": 15, "picks": 3, "new_colours": 1},
-                          {"containers": 18, "picks": 3, "new_colours": 1, "region": 0.22},
-                          {"containers": 20, "picks": 3, "new_colours": 1, "region": 0.22}),
-    # swaps [2-3], picks [2]
-    "VideoUnmaskSwap": _tiers("VideoUnmaskSwap", *({"swaps": (2 + k, 3 + k), "picks": 2 if k < 3 else 3, "new_colours": 1}
-                                                   for k in range(1, 5))),
-    "ButtonUnmaskSwap": _tiers("ButtonUnmaskSwap", *({"swaps": (2 + k, 3 + k), "picks": 2 if k < 3 else 3, "new_colours": 1}
-                                                     for k in range(1, 5))),
-    # swaps [..], re-picks [1-3]
-    "VideoRepick": _tiers("VideoRepick",
-                          {"cubes": 4, "swaps": (4, 5), "repeats": 2},
-                          {"cubes": 5, "swaps": (5, 6), "repeats": 3}),
-    # placements [2-4] of four targets
-    "VideoPlaceOrder": _tiers("VideoPlaceOrder", {"targets": 5}, {"targets": 6}),
-    # targets [hard count]: one and two more
-    "VideoPlaceButton": _tiers("VideoPlaceButton", {"extra_targets": 1}, {"extra_targets": 2}),
-    # grid [5x5], pattern length [4-8]
-    "PatternLock": _tiers("PatternLock",
-                          {"length": (9, 11)},
-                          {"length": (12, 14)},
-                          {"length": (15, 18)}),
-    # route steps [4-7]
-    "RouteStick": _tiers("RouteStick", {"steps": (8, 9)}, {"steps": (10, 11)}, {"steps": (12, 14)}),
-    # a disc workspace around the robot's reach -> an annulus, yaw [+-45 deg] -> the full circle
-    "MoveCube": _tiers("MoveCube", {"annulus": 1, "full_yaw": 1}),
-    # pegs [3], yaw [+-45 deg]
-    "InsertPeg": _tiers("InsertPeg", {"pegs": 4, "full_yaw": 1}),
-}
+OOD_TIERS: dict[str, tuple[OodTier, ...]] = {c.name: _tiers(c.name, *c.ood_tiers) for c in all_cards()}
+"""Task -> its tiers (1-based), read from the task cards (``envs/cards/<task>.py``, ``ood_tiers``)."""
 
 
 def n_tiers(task: str) -> int:

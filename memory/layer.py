@@ -30,6 +30,7 @@ from memory.language.spec import InstructionSpecifier, MemorySpec, ReadKind, Spe
 from memory.store.memory_store import EditOp, MemoryStore, StoreKind
 from memory.tools.base import Tool
 from subgoals.grammar import Point
+from memory.tools.groups import check_tool_groups
 
 __all__ = ["MemoryConfig", "MemoryLayer", "Revision"]
 
@@ -71,7 +72,7 @@ class MemoryConfig:
 
     def __post_init__(self) -> None:
         if self.tool_groups is not None:
-            object.__setattr__(self, "tool_groups", frozenset(self.tool_groups))
+            object.__setattr__(self, "tool_groups", check_tool_groups(self.tool_groups, where="MemoryConfig.tool_groups"))
         object.__setattr__(self, "disabled_reads", frozenset(ReadKind(r) for r in self.disabled_reads))
 
     def to_dict(self) -> dict:

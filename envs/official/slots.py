@@ -1,7 +1,7 @@
 """The history-dependent slot of an official subgoal, and what the current view offers instead.
 
 Our envs declare their slots in code (``task.history_slot()``); the official envs declare none, so
-this table names, per task, the multi_choice options whose argument only the past can settle, in
+each task's card (``official_history_options``) names the multi_choice options whose argument only the past can settle, in
 the same spirit as ours (README slot table). The alternatives are the oracle's grounded subgoal
 re-pointed at every candidate object of that option (the option's ``available`` list in the
 official env), each projected into the front image with the official env's own camera
@@ -16,19 +16,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from envs.cards import all_cards
 from envs.core.base_task import HistorySlot
 from envs.official.mapping import subgoal_point, with_point
 
-HISTORY_OPTIONS: dict[str, dict[str, str]] = {
-    "VideoUnmask": {"pick up the container": "which container"},
-    "ButtonUnmask": {"pick up the container": "which container"},
-    "VideoUnmaskSwap": {"pick up the container": "which container"},
-    "ButtonUnmaskSwap": {"pick up the container": "which container"},
-    "PickHighlight": {"pick up the highlighted cube": "which cube"},
-    "VideoRepick": {"pick up the cube": "which cube"},
-    "VideoPlaceButton": {"drop onto": "which target"},
-    "VideoPlaceOrder": {"drop onto": "which target"},
-}
+HISTORY_OPTIONS: dict[str, dict[str, str]] = {c.name: dict(c.official_history_options) for c in all_cards()
+                                              if c.official_history_options}
 """task -> {official option action text: slot name}."""
 
 

@@ -10,22 +10,26 @@ from experiments.loop.conditions import specifier_refusal
 from memory.layer import MemoryConfig, MemoryLayer
 from memory.perception import PerceptionConfig, build_perception
 from memory.language.spec import ReadKind
+from memory.tools.groups import ToolGroup, check_tool_groups
 from memory.tools.registry import default_tools
 
 # ablation flag -> (tool groups removed, read kinds removed)
 ABLATION_EFFECTS: dict[str, tuple[frozenset[str], frozenset[ReadKind]]] = {
-    "no_count": (frozenset({"progress"}), frozenset({ReadKind.COUNT_GATE})),
-    "no_timed_count": (frozenset({"timed_progress"}), frozenset({ReadKind.EVENT_ORDINAL})),
-    "no_route": (frozenset({"route"}), frozenset({ReadKind.ROUTE_FILL})),
-    "no_manner": (frozenset({"manner"}), frozenset()),
-    "no_peg_end_side": (frozenset({"peg_end_side"}), frozenset()),
-    "no_demo_ref": (frozenset({"demonstration"}), frozenset({ReadKind.DEMO_REFERENCE})),
-    "no_live_binding": (frozenset({"live_binding"}), frozenset()),
-    "no_demo_binding": (frozenset({"demo_binding"}), frozenset()),
-    "no_demo_relation_update": (frozenset({"demo_relation_update"}), frozenset()),
-    "no_identity": (frozenset({"identity"}), frozenset()),
-    "no_mark_reader": (frozenset({"mark"}), frozenset({ReadKind.HIGHLIGHT_RELATION})),
+    "no_count": (frozenset({ToolGroup.PROGRESS}), frozenset({ReadKind.COUNT_GATE})),
+    "no_timed_count": (frozenset({ToolGroup.TIMED_PROGRESS}), frozenset({ReadKind.EVENT_ORDINAL})),
+    "no_route": (frozenset({ToolGroup.ROUTE}), frozenset({ReadKind.ROUTE_FILL})),
+    "no_manner": (frozenset({ToolGroup.MANNER}), frozenset()),
+    "no_peg_end_side": (frozenset({ToolGroup.PEG_END_SIDE}), frozenset()),
+    "no_demo_ref": (frozenset({ToolGroup.DEMONSTRATION}), frozenset({ReadKind.DEMO_REFERENCE})),
+    "no_live_binding": (frozenset({ToolGroup.LIVE_BINDING}), frozenset()),
+    "no_demo_binding": (frozenset({ToolGroup.DEMO_BINDING}), frozenset()),
+    "no_demo_relation_update": (frozenset({ToolGroup.DEMO_RELATION_UPDATE}), frozenset()),
+    "no_identity": (frozenset({ToolGroup.IDENTITY}), frozenset()),
+    "no_mark_reader": (frozenset({ToolGroup.MARK}), frozenset({ReadKind.HIGHLIGHT_RELATION})),
 }
+
+for _flag, (_groups, _reads) in ABLATION_EFFECTS.items():  # a misspelt group would remove nothing
+    check_tool_groups(_groups, where=f"ABLATION_EFFECTS[{_flag!r}]")
 
 
 class ConditionRefused(ValueError):

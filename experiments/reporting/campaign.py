@@ -30,6 +30,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from envs.episodes import ALL_TASKS
 from experiments.loop.config import PAPER_CONDITIONS
 from experiments.reporting.publish import PUBLISHED, commits_of, publish
 from experiments.loop.results import CONFIG_FILE, RESULTS_FILE, read_rows
@@ -40,7 +41,7 @@ RUNS = ROOT / "runs"
 LADDER = ("memory-true-state", "memory-oracle-access", "memory-oracle-grounding")
 RECENT = ("recent4", "recent16", "recent32")
 ABLATIONS = tuple(c for c in PAPER_CONDITIONS if c.startswith("memory-") and c not in LADDER)
-TASKS = 16
+TASKS = len(ALL_TASKS)
 
 
 @dataclass(frozen=True)

@@ -34,6 +34,7 @@ from memory.language.spec import MemorySpec, ReadKind
 from memory.store.memory_store import Edit, MemoryStore
 from subgoals.edits import SubgoalEdit
 from subgoals.grammar import Point
+from memory.tools.groups import ToolGroup
 
 __all__ = ["REGISTERED_TOOLS", "Tool", "register_tool"]
 
@@ -60,7 +61,7 @@ class Tool(ABC):
     """
 
     name: ClassVar[str] = "tool"
-    group: ClassVar[str] = "generic"
+    group: ClassVar[str] = ToolGroup.GENERIC
     gate_kind: ClassVar[ReadKind | None] = None
     serves: ClassVar[frozenset[Need]] = frozenset()
     stride: int = 1

@@ -23,6 +23,7 @@ from memory.contract.render_need import RenderNeed
 from memory.tools.base import Tool, register_tool
 from memory.language.words import canonical_role, colour_of
 from subgoals.grammar import Point
+from memory.tools.groups import ToolGroup
 
 __all__ = ["BlobToolThresholds", "ColourBlobTool"]
 
@@ -76,7 +77,7 @@ class ColourBlobTool(Tool):
     """
 
     name = "colour_blobs"
-    group = "identity"
+    group = ToolGroup.IDENTITY
     serves = frozenset({Need.SCENE})
 
     def __init__(

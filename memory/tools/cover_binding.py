@@ -44,6 +44,7 @@ from memory.perception.blobs import find_blobs
 from memory.language.words import COLOUR_WORDS, canonical_role, colour_of
 from subgoals.record_names import cover_binding
 from subgoals.grammar import COORD_MAX, Point
+from memory.tools.groups import ToolGroup
 
 __all__ = [
     "AppearanceThresholds",
@@ -380,7 +381,7 @@ class CoverBindingTool(Tool):
             it is taken as one container.
     """
 
-    group = "live_binding"
+    group = ToolGroup.LIVE_BINDING
     serves = frozenset({Need.COVER_BINDING})
 
     def __init__(self, source: str = "live", *, confirm_frames: int = 2, note_jump: float = 4.0,
@@ -392,7 +393,7 @@ class CoverBindingTool(Tool):
         self.frame_source = source
         self.source = Source.of_frame(source)
         self.name = "cover_binding_live" if source == "live" else "cover_binding_demo"
-        self.group = "live_binding" if source == "live" else "demo_binding"
+        self.group = ToolGroup.LIVE_BINDING if source == "live" else "demo_binding"
         self.stride = 1
         # the notes need the cubes' few visible frames; every 4 steps is plenty (see render_schedule)
         self.render = RenderNeed(stride=4, video=source == "video", video_stride=2)  # bindings the same at video stride 2 and 4 on train 0-3 (benchmarks/video_stride_train.md); thresholds counted in frames were measured at this stride

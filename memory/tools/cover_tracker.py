@@ -73,6 +73,7 @@ from memory.perception.blobs import find_blobs
 from memory.tools.cover_binding import COVER_ROLE, ContainerAppearance, to_point
 from memory.language.words import colour_of
 from subgoals.record_names import cover_binding
+from memory.tools.groups import ToolGroup
 
 __all__ = ["CoverFollowThresholds", "CoverFollowTool", "CoverTrack", "FlowThresholds", "OpticalFlowCue", "lk_displacement"]
 
@@ -142,7 +143,7 @@ class OpticalFlowCue(Tool):
 
     name = "cover_flow"
     serves = frozenset({Need.COVER_BINDING})
-    group = "identity"
+    group = ToolGroup.IDENTITY
 
     def __init__(self, keep: int = 3) -> None:
         self.stride = 1
@@ -280,7 +281,7 @@ class CoverFollowTool(Tool):
         self.frame_source = source
         self.source = Source.of_frame(source)
         self.name = "cover_follow_demo" if source == "video" else "cover_follow_live"
-        self.group = "demo_relation_update" if source == "video" else "live_binding"
+        self.group = ToolGroup.DEMO_RELATION_UPDATE if source == "video" else "live_binding"
         self.stride = 1
         self.render = RenderNeed(stride=4, video=source == "video", video_stride=2)  # bindings the same at video stride 2 and 4 on train 0-3 (benchmarks/video_stride_train.md); thresholds counted in frames were measured at this stride
         self.config = CoverFollowThresholds(

@@ -58,6 +58,7 @@ from subgoals.record_names import RecordName, reference_binding
 from subgoals import phrases
 from subgoals.edits import Replace, SubgoalEdit
 from subgoals.grammar import Point, try_parse
+from memory.tools.groups import ToolGroup
 
 __all__ = ["DemoHandledTool", "HandledThresholds"]
 
@@ -114,7 +115,7 @@ class DemoHandledTool(Tool):
     """The cube the video picked up, followed through the swaps; live pick count and stop gate."""
 
     name = "demo_handled"
-    group = "demonstration"
+    group = ToolGroup.DEMONSTRATION
     gate_kind = ReadKind.DEMO_REFERENCE
     serves = frozenset({Need.DEMO_HANDLED})
     render = RenderNeed(stride=4, video=True, video_stride=2)  # handled cubes the same at video stride 2 and 4 on train 0-3 (benchmarks/video_stride_train.md); thresholds counted in frames were measured at this stride

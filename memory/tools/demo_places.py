@@ -62,6 +62,7 @@ from memory.perception.layout_pixels import disc_pieces, is_purple, purple_mask
 from memory.language.words import colour_of
 from subgoals.record_names import RecordName, reference_binding
 from subgoals.grammar import COORD_MAX, Point
+from memory.tools.groups import ToolGroup
 
 __all__ = ["DemoPlacesTool", "PlacesThresholds", "target_blobs"]
 
@@ -166,7 +167,7 @@ class DemoPlacesTool(Tool):
 
     name = "demo_places"
     serves = frozenset({Need.DEMO_PLACES})
-    group = "demonstration"
+    group = ToolGroup.DEMONSTRATION
     # reads the video; live, only the query views (re-grounding)
     render = RenderNeed(stride=None, video=True, video_stride=2)  # places and the press the same at video stride 2 on train 0-3, the place/target answers lost at 4 (benchmarks/video_stride_train.md); thresholds counted in frames were measured at this stride
 

@@ -57,6 +57,7 @@ from subgoals import phrases
 from subgoals.edits import Replace, SubgoalEdit
 from subgoals.grammar import try_parse
 from subgoals.record_names import deposited
+from memory.tools.groups import ToolGroup
 
 BIN_KEY = "layout/bin"
 _EIGHT = np.ones((3, 3), dtype=bool)
@@ -118,7 +119,7 @@ class DepositThresholds:
 class DepositCounter(Tool):
     name = "deposit_counter"
     serves = frozenset({Need.PER_KIND_COUNT})
-    group = "progress"
+    group = ToolGroup.PROGRESS
     gate_kind = ReadKind.COUNT_GATE
     render = RenderNeed(stride=4, video=False)
 

@@ -56,6 +56,7 @@ from subgoals import phrases
 from subgoals.edits import Replace, SubgoalEdit
 from subgoals.grammar import try_parse
 from subgoals.record_names import RecordName
+from memory.tools.groups import ToolGroup
 
 VISITS_KEY = "progress/target visits"
 TRIPS_KEY = "progress/round trips"
@@ -67,7 +68,7 @@ _SIDE_PHRASE = re.compile(r"\b(right|left)-side (\w+)")
 class FlashCounter(Tool):
     name = "flash_counter"
     serves = frozenset({Need.ROUND_TRIP_COUNT})
-    group = "progress"
+    group = ToolGroup.PROGRESS
     gate_kind = ReadKind.COUNT_GATE
     render = RenderNeed(stride=4, video=False)
 

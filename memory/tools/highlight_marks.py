@@ -48,6 +48,7 @@ from memory.perception.blobs import Blob, find_blobs
 from memory.language.words import COLOUR_WORDS, canonical_role, colour_of
 from subgoals.record_names import highlight_binding, highlight_count
 from subgoals.grammar import Point, try_parse
+from memory.tools.groups import ToolGroup
 
 __all__ = ["HighlightMarkTool", "MarkThresholds", "mark_key", "ring_evidence"]
 
@@ -128,7 +129,7 @@ class HighlightMarkTool(Tool):
 
     name = "highlight_marks"
     serves = frozenset({Need.HIGHLIGHT_MARKS})
-    group = "mark"
+    group = ToolGroup.MARK
     render = RenderNeed(stride=4, video=False)
 
     def __init__(self, *, ring: tuple[float, float] = (5.0, 16.0), min_white: int = 40, min_sides: int = 3,

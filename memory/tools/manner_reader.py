@@ -53,6 +53,7 @@ from memory.perception.blobs import find_blobs, hsv
 from subgoals import phrases
 from subgoals.edits import Replace, SubgoalEdit
 from subgoals.record_names import RecordName
+from memory.tools.groups import ToolGroup
 
 __all__ = [
     "FRONT_CAMERA",
@@ -183,7 +184,7 @@ class MannerReader(Tool):
     name = "manner_reader"
     render = RenderNeed(stride=4, video=True, video_stride=2)  # the manner read the same (once better) at video stride 2 and 4 on train 0-3 (benchmarks/video_stride_train.md); thresholds counted in frames were measured at this stride
     serves = frozenset({Need.DEMO_MANNER})
-    group = "manner"
+    group = ToolGroup.MANNER
     gate_kind = ReadKind.PROCEDURE_REFERENCE
 
     def __init__(self, config: MannerThresholds | None = None) -> None:

@@ -57,6 +57,7 @@ from subgoals import phrases
 from subgoals.edits import Replace, SubgoalEdit
 from subgoals.grammar import try_parse
 from subgoals.record_names import RecordName
+from memory.tools.groups import ToolGroup
 
 KEY = "progress/passes"
 WAIT = phrases.REMAIN_STATIC
@@ -76,7 +77,7 @@ class PassTimerThresholds:
 class PassTimer(Tool):
     name = "pass_timer"
     serves = frozenset({Need.EVENT_ORDINAL})
-    group = "timed_progress"
+    group = ToolGroup.TIMED_PROGRESS
     gate_kind = ReadKind.EVENT_ORDINAL
     render = RenderNeed(stride=4, video=False)
 

@@ -51,6 +51,7 @@ from memory.perception.blobs import find_blobs
 from subgoals import phrases
 from subgoals.edits import Replace, SetPoint, SubgoalEdit
 from subgoals.record_names import RecordName
+from memory.tools.groups import ToolGroup
 from memory.robot.arm_view import FRONT_CAMERA, panda_tcp, to_pixel  # noqa: F401 (re-exported)
 
 __all__ = ["FRONT_CAMERA", "PegReader", "PegThresholds", "to_pixel"]  # the camera helpers live in manner_reader
@@ -105,7 +106,7 @@ class PegReader(Tool):
     name = "peg_reader"
     render = RenderNeed(stride=4, video=True, video_stride=2)  # the grasped end and side the same at video stride 2 on train 0-3, lost at 4 (benchmarks/video_stride_train.md); thresholds counted in frames were measured at this stride
     serves = frozenset({Need.DEMO_GRASP})
-    group = "peg_end_side"
+    group = ToolGroup.PEG_END_SIDE
     gate_kind = ReadKind.DEMO_REFERENCE
 
     def __init__(self, config: PegThresholds | None = None) -> None:

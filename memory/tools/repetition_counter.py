@@ -37,6 +37,7 @@ from subgoals import phrases
 from subgoals.edits import Replace, SubgoalEdit
 from subgoals.grammar import try_parse
 from subgoals.record_names import RecordName
+from memory.tools.groups import ToolGroup
 
 KEY = "progress/repetitions"
 
@@ -57,7 +58,7 @@ class RepetitionCounter(Tool):
     # a release is verified by the object resting on a target within the next rendered frames
     render = RenderNeed(stride=4, video=False)
     serves = frozenset({Need.REPETITION_COUNT})
-    group = "progress"
+    group = ToolGroup.PROGRESS
     gate_kind = ReadKind.COUNT_GATE
 
     def __init__(self, verify_within: int = 12, on_target_px: float = 9.0):

@@ -59,6 +59,7 @@ from memory.tools.base import Tool, register_tool
 from memory.perception.blobs import hsv
 from subgoals.edits import SetDirections, SubgoalEdit
 from subgoals.record_names import RecordName
+from memory.tools.groups import ToolGroup
 
 __all__ = [
     "ROW_OVER_COL",
@@ -227,7 +228,7 @@ class RouteReader(Tool):
     name = "route_reader"
     render = RenderNeed(stride=4, video=True, video_stride=1)  # every video frame: at stride 2 a short move is missed (benchmarks/video_stride.md)
     serves = frozenset({Need.DEMO_ROUTE})
-    group = "route"
+    group = ToolGroup.ROUTE
     gate_kind = ReadKind.ROUTE_FILL
 
     def __init__(

@@ -24,6 +24,7 @@ from memory.store.memory_store import MemoryStore
 from memory.contract.render_need import RenderNeed
 from memory.tools.base import Tool, register_tool
 from memory.perception.layout_pixels import gray_blobs, purple_blobs
+from memory.tools.groups import ToolGroup
 
 
 @dataclass(frozen=True)
@@ -40,7 +41,7 @@ class SceneLayoutTool(Tool):
     # buttons and targets from the first live frames, while the arm rests above the table
     render = RenderNeed(stride=4, until=8, video=False)
     serves = frozenset({Need.SCENE})
-    group = "layout"
+    group = ToolGroup.LAYOUT
 
     def __init__(self, frames_to_read: int = 3):
         self.config = LayoutThresholds(frames_to_read=frames_to_read)

@@ -1,0 +1,15 @@
+"""InsertPeg: the imitation suite"s task card (``envs/cards/card.py``)."""
+
+from envs.cards.card import TaskCard, register
+
+CARD = register(TaskCard(
+    name="InsertPeg",
+    suite="imitation",
+    rank=2,
+    code=13,
+    env_class="envs.tasks.insert_peg:InsertPeg",
+    # ood: pegs [3], yaw [+-45 deg]
+    ood_tiers=(
+        {"pegs": 4, "full_yaw": 1},
+    ),
+))

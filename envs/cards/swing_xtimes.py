@@ -1,0 +1,19 @@
+"""SwingXtimes: the counting suite"s task card (``envs/cards/card.py``)."""
+
+from envs.cards.card import TaskCard, register
+
+CARD = register(TaskCard(
+    name="SwingXtimes",
+    suite="counting",
+    rank=3,
+    code=3,
+    env_class="envs.tasks.swing_xtimes:SwingXtimes",
+    # ood: swings [<= 3]
+    ood_tiers=(
+        {"repeats": 4, "distractors": (1, 3)},
+        {"repeats": 5, "distractors": (1, 3)},
+        {"repeats": 6, "distractors": (1, 3)},
+        {"repeats": 7, "distractors": (1, 3)},
+        {"repeats": 8, "distractors": (1, 3)},
+    ),
+))
