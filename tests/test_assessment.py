@@ -32,11 +32,11 @@ class _Task:
 
 def test_wrong_counts_are_split_into_too_low_and_too_high_and_missing_records_are_not_available():
     mem = _Memory()
-    mem.store.add("progress/x", ProgressRecord(name="placed", count=2, ordinal=None, target=3), step=5, reason="test")
+    mem.store.add("progress/x", ProgressRecord(name="repetitions", count=2, ordinal=None, target=3), step=5, reason="test")
     a = Assessment()
     for truth in (2, 3, 1):
-        a.probe(_Task([ProbeQuestion("count", "how many?", "placed", truth)]), mem, step=10)
-    a.probe(_Task([ProbeQuestion("count", "how many?", "visits", 1)]), mem, step=10)  # no such record
-    a.probe(_Task([ProbeQuestion("count", "how many?", "placed", 0)]), mem, step=4)  # before the record existed
+        a.probe(_Task([ProbeQuestion("count", "how many?", "repetitions", truth)]), mem, step=10)
+    a.probe(_Task([ProbeQuestion("count", "how many?", "passes", 1)]), mem, step=10)  # no such record
+    a.probe(_Task([ProbeQuestion("count", "how many?", "repetitions", 0)]), mem, step=4)  # before the record existed
     s = a.to_dict()["by_kind"]["count"]
     assert s == {"asked": 5, "right": 1, "wrong": 2, "not_available": 2, "too_low": 1, "too_high": 1}
