@@ -222,7 +222,7 @@ def git_info(root: str | os.PathLike | None = None) -> GitInfo:
     Read-only: ``--no-optional-locks`` keeps ``git status`` from taking the index lock, so this is
     safe while other git commands run in the same tree.
     """
-    cwd = Path(root) if root is not None else Path(__file__).resolve().parent.parent
+    cwd = Path(root) if root is not None else Path(__file__).resolve().parents[2]
 
     def run(*args: str) -> str | None:
         try:

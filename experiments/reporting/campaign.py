@@ -35,7 +35,7 @@ from experiments.loop.config import PAPER_CONDITIONS
 from experiments.reporting.publish import PUBLISHED, commits_of, publish
 from experiments.loop.results import CONFIG_FILE, RESULTS_FILE, read_rows
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]  # the checkout: experiments/reporting/ is two below it
 RUNS = ROOT / "runs"
 
 LADDER = ("memory-true-state", "memory-oracle-access", "memory-oracle-grounding")

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from experiments.loop.results import CONFIG_FILE, RESULTS_FILE, read_rows, results_path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]  # the checkout: experiments/reporting/ is two below it
 PUBLISHED = ROOT / "benchmarks" / "results"
 
 
