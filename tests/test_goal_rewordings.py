@@ -66,3 +66,23 @@ def test_the_cli_option_reaches_the_config():
     assert cfg.to_dict()["env"]["goal_style"] == cfg.flat_dict()["goal_style"] == "reworded"
     assert "goal_style" in cfg.outcome_fields()
     assert parse_config([]).env.goal_style == "template"
+
+
+def test_a_goal_names_the_pool_it_was_drawn_from():
+    """The report reads a row's rewording pool back from its goal text (docs/RESULTS.md counts the
+    held-out paraphrases that way), so every wording must map back to its own pool and only to it."""
+    import string
+
+    from envs.core.rewording import pool_of, rewordings
+
+    checked = 0
+    for task, variants in rewordings().items():
+        for variant in variants:
+            for pool, texts in (("dev", variant.dev), ("held_out", variant.held_out), ("probe", variant.probe)):
+                for text in texts:
+                    names = {n for _, n, _, _ in string.Formatter().parse(text) if n}
+                    goal = text.format(**{n: "red cube" for n in names})
+                    assert pool_of(task, goal) == pool, (task, pool, goal)
+                    checked += 1
+    assert checked >= 100
+    assert pool_of("PickXtimes", "do something no wording says") is None

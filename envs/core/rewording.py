@@ -14,6 +14,7 @@ are filled from the task's :meth:`goal_values` (the episode's colours, counts, o
 from __future__ import annotations
 
 import json
+import re
 import string
 from dataclasses import dataclass
 from functools import lru_cache
@@ -34,6 +35,7 @@ __all__ = [
     "draw_rewording",
     "fill",
     "ordinal_values",
+    "pool_of",
     "rewordings",
     "variant_for",
 ]
@@ -133,6 +135,34 @@ def draw_rewording(task: str, values: dict[str, object], seed: int, pool: str = 
     texts = {"all": variant.all, "dev": variant.dev, "held_out": variant.held_out}[pool]
     k = int(np.random.default_rng(seed).integers(len(texts)))
     return fill(texts[k], values)
+
+
+def _pattern(text: str) -> re.Pattern:
+    """A rewording as a regular expression: its words literally, each placeholder any text."""
+    parts = []
+    for literal, name, _, _ in string.Formatter().parse(text):
+        parts.append(re.escape(literal))
+        if name:
+            parts.append(".+?")
+    return re.compile("".join(parts), re.IGNORECASE)
+
+
+def pool_of(task: str, goal: str, path: Path = REWORDINGS_PATH) -> str | None:
+    """Which pool of ``task``'s rewordings ``goal`` was drawn from (``"dev"``, ``"held_out"`` or
+    ``"probe"``), or None when it is none of them (a template goal, another task's wording).
+
+    Why: a row records the goal text, not the pool; the report reads the pool back from the text so
+    that a sentence such as "every goal was a held-out paraphrase" can be checked against the rows.
+    A text that fits rewordings of two pools is ambiguous and raises, naming both.
+    """
+    found: set[str] = set()
+    for variant in rewordings(path).get(task, ()):
+        for pool, texts in (("dev", variant.dev), ("held_out", variant.held_out), ("probe", variant.probe)):
+            if any(_pattern(t).fullmatch(goal.strip()) for t in texts):
+                found.add(pool)
+    if len(found) > 1:
+        raise ValueError(f"{task} goal {goal!r} fits rewordings of several pools: {sorted(found)}")
+    return found.pop() if found else None
 
 
 # --------------------------------------------------------------------------- value helpers
