@@ -16,14 +16,21 @@ from experiments.reporting.report import main as report_main
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_the_readme_matches_the_committed_results():
-    n, problems = check_readme(ROOT / "README.md")
-    assert n >= 1, "the README has no generated result block"
-    assert not problems, problems
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 
 
-def test_check_cli_passes_on_the_readme(capsys):
-    assert report_main(["--check", str(ROOT / "README.md")]) == 0
+def test_the_readme_and_docs_match_the_committed_results():
+    total = 0
+    for doc in DOCS:
+        n, problems = check_readme(doc)
+        assert not problems, problems
+        total += n
+    assert check_readme(ROOT / "README.md")[0] >= 1, "the README has no generated result block"
+    assert check_readme(ROOT / "docs" / "RESULTS.md")[0] >= 10, "docs/RESULTS.md lost its generated blocks"
+
+
+def test_check_cli_passes_on_several_docs(capsys):
+    assert report_main(["--check", str(ROOT / "README.md"), str(ROOT / "docs" / "ood_split.md")]) == 0
     assert "match the committed results" in capsys.readouterr().out
 
 
@@ -66,7 +73,7 @@ def test_publish_then_generate_then_check(tmp_path):
     readme.write_text("intro\n<!-- results name=demo section=tasks -->\nold text\n<!-- /results -->\n"
                       "<!-- results name=demo section=audit conditions=no-memory -->\n<!-- /results -->\nend\n")
     n, problems = check_readme(readme, tmp_path / "results")
-    assert n == 2 and "2 of 2 result blocks differ" in problems
+    assert n == 2 and "2 of 2 generated blocks differ" in problems
     assert write_readme(readme, tmp_path / "results") == ["demo/tasks", "demo/audit"]
     text = readme.read_text()
     assert "| counting | PickXtimes | 66.7 | 33.3 |" in text and f"commit `{'a' * 10}`" in text
@@ -94,7 +101,7 @@ def test_a_rewording_block_pairs_episodes_and_refuses_two_commits(tmp_path):
     readme.write_text("<!-- results name=rew section=rewording baseline=tmpl -->\n<!-- /results -->\n")
     write_readme(readme, results)
     text = readme.read_text()
-    assert "| memory | PickXtimes | 4 | 4 | 3 | 0.75 | -25.0 | 1 |" in text and "against `benchmarks/results/tmpl`" in text
+    assert "| memory | PickXtimes | 4 | 0 | 4 | 3 | 0.75 | -25.0 | 1 |" in text and "against `benchmarks/results/tmpl`" in text
     publish(_run_dir(tmp_path / "o", [dict(r, code_commit="b" * 40) for r in template], commit="b" * 40), "other",
             dest_root=results)
     readme.write_text("<!-- results name=rew section=rewording baseline=other -->\n<!-- /results -->\n")
@@ -113,3 +120,27 @@ def test_a_republish_keeps_the_notes_and_the_earlier_configs(tmp_path):
     (dest / "NOTES.md").write_text("session 1 ran the first stage\n")
     publish(run, "demo", dest_root=tmp_path / "results", replace=True)
     assert (dest / "NOTES.md").read_text() == "session 1 ran the first stage\n"
+
+
+def test_a_figure_and_a_code_table_typed_by_hand_are_caught(tmp_path):
+    rows = [_row(episode=e, success=e != 1) for e in range(3)] + [_row(condition="no-memory", episode=e, success=e == 0) for e in range(3)]
+    publish(_run_dir(tmp_path, rows), "demo", dest_root=tmp_path / "results")
+    doc = tmp_path / "doc.md"
+    doc.write_text("oracle reaches <!-- figure name=demo metric=success condition=oracle -->?<!-- /figure --> %, "
+                   "over <!-- figure name=demo metric=episodes condition=oracle -->?<!-- /figure --> episodes; "
+                   "it wins <!-- figure name=demo metric=won condition=oracle reference=no-memory -->?<!-- /figure -->.\n"
+                   "<!-- generated table=ood_tiers -->\n<!-- /generated -->\n")
+    write_readme(doc, tmp_path / "results")
+    text = doc.read_text()
+    assert "oracle reaches <!-- figure name=demo metric=success condition=oracle -->66.7<!-- /figure --> %" in text
+    assert "-->3<!-- /figure --> episodes" in text and "-->1<!-- /figure -->." in text
+    assert "| PickXtimes | 1 | repeats=6" in text
+    assert check_readme(doc, tmp_path / "results")[1] == ""
+    doc.write_text(text.replace("-->66.7<!-- /figure -->", "-->70.0<!-- /figure -->"))
+    assert "figure" in check_readme(doc, tmp_path / "results")[1]
+    table_row = next(line for line in text.splitlines() if line.startswith("| ") and "PickXtimes" in line)
+    doc.write_text(text.replace(table_row, table_row + " x |"))
+    assert "generated/ood_tiers" in check_readme(doc, tmp_path / "results")[1]
+    doc.write_text("<!-- figure name=demo metric=nonsense -->1<!-- /figure -->\n")
+    with pytest.raises(ValueError, match="nonsense"):
+        check_readme(doc, tmp_path / "results")

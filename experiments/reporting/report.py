@@ -1,8 +1,8 @@
 """Tables and plots from one or more run directories.
 
     python -m experiments.report runs/paper [runs/paper-extra ...] [--out DIR]
-    python -m experiments.report --readme README.md     # regenerate the README's result blocks
-    python -m experiments.report --check README.md      # exit 1 if one differs from benchmarks/results/
+    python -m experiments.report --readme README.md docs/RESULTS.md   # regenerate the docs' generated blocks
+    python -m experiments.report --check README.md docs/RESULTS.md    # exit 1 if one differs from benchmarks/results/
 
 Reads every row of each ``episodes.jsonl`` (a key present in two directories counts once, from
 the first), prints the report and writes it beside the first run directory (or ``--out``):
@@ -219,10 +219,10 @@ class ReportArgs:
 
     run_dirs: tyro.conf.Positional[tuple[Path, ...]] = ()
     """Run directories (each holding an episodes.jsonl)."""
-    readme: Path | None = None
-    """Rewrite the result blocks of this markdown file (e.g. README.md) from benchmarks/results/ (no run dirs needed)."""
-    check: Path | None = None
-    """Exit 1 when a result block of this markdown file differs from what benchmarks/results/ gives."""
+    readme: tuple[Path, ...] = ()
+    """Rewrite the generated blocks of these markdown files (README.md docs/RESULTS.md) from benchmarks/results/ and the code (no run dirs needed)."""
+    check: tuple[Path, ...] = ()
+    """Exit 1 when a generated block of one of these markdown files differs from what benchmarks/results/ and the code give."""
     out: Path | None = None
     """Where to write report.md, the CSVs and the plots (default: the first run directory)."""
     baseline: str = "no-memory"
@@ -239,23 +239,25 @@ class ReportArgs:
 
 def main(argv: list[str] | None = None) -> int:
     args = tyro.cli(ReportArgs, args=sys.argv[1:] if argv is None else argv, prog="python -m experiments.report")
-    if args.readme is not None or args.check is not None:
+    if args.readme or args.check:
         from experiments.reporting.readme_tables import check_readme, write_readme
 
+        failed = False
         try:
-            if args.readme is not None:
-                changed = write_readme(args.readme)
-                print(f"{args.readme}: {len(changed)} result blocks rewritten" + (f" ({', '.join(changed)})" if changed else ""))
-            if args.check is not None:
-                n, problems = check_readme(args.check)
+            for doc in args.readme:
+                changed = write_readme(doc)
+                print(f"{doc}: {len(changed)} generated blocks rewritten" + (f" ({', '.join(changed)})" if changed else ""))
+            for doc in args.check:
+                n, problems = check_readme(doc)
                 if problems:
-                    print(problems, file=sys.stderr)
-                    return 1
-                print(f"{args.check}: all {n} result blocks match the committed results")
+                    print(f"{doc}: {problems}", file=sys.stderr)
+                    failed = True
+                else:
+                    print(f"{doc}: all {n} generated blocks match the committed results and the code")
         except (OSError, ValueError) as e:
             print(f"error: {e}", file=sys.stderr)
             return 2
-        return 0
+        return 1 if failed else 0
     if not args.run_dirs:
         print("error: give at least one run directory", file=sys.stderr)
         return 2
