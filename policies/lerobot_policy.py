@@ -25,7 +25,6 @@ those of LeRobot's RoboMME dataset/env (``image`` = front, ``wrist_image`` = wri
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -33,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from policies.base import Policy, PolicyError
+from subgoals.grammar import ungrounded
 
 log = logging.getLogger(__name__)
 
@@ -65,9 +65,6 @@ DEFAULT_STATE_KEY = "observation.state"
 # Must match how the checkpoint was fine-tuned; {simple_subgoal} is also available.
 DEFAULT_PROMPT_TEMPLATE = "{goal}. {subgoal}"
 
-_POINT = re.compile(r"\s*(?:\bat\s*)?<\s*-?\d+\s*,\s*-?\d+\s*>")
-
-
 # =========================================================================== pure mappings
 def build_prompt(goal: str, subgoal: str | None, template: str = DEFAULT_PROMPT_TEMPLATE) -> str:
     """The language input of the policy: the task goal with the (grounded) subgoal.
@@ -79,7 +76,7 @@ def build_prompt(goal: str, subgoal: str | None, template: str = DEFAULT_PROMPT_
     subgoal = (subgoal or "").strip()
     if not subgoal:
         return goal
-    simple = re.sub(r"\s{2,}", " ", _POINT.sub("", subgoal)).strip()
+    simple = ungrounded(subgoal)
     return template.format(goal=goal.rstrip(". "), subgoal=subgoal, simple_subgoal=simple).strip()
 
 

@@ -22,11 +22,11 @@ import numpy as np
 from envs.core import solvers as S
 from policies.base import Policy
 from policies.noise import ScriptedNoise
+from subgoals.grammar import points_in, ungrounded
 
 __all__ = ["ScriptedNoise", "ScriptedPolicy", "failed_grasp_attempt"]
 
 
-_POINT = re.compile(r"<\s*(-?\d+)\s*,\s*(-?\d+)\s*>")
 
 
 class ScriptedPolicy(Policy):
@@ -63,7 +63,7 @@ class ScriptedPolicy(Policy):
         cands = t.candidates(option)
         if not cands:
             return option, None
-        pts = [(int(m.group(1)), int(m.group(2))) for m in _POINT.finditer(text)]
+        pts = [p.as_tuple() for p in points_in(text)]
         if pts:
             y, x = pts[0]
             d = [np.hypot(*(np.array(t.project(t.pos_of(a))) - (y, x))) for _, a in cands]
@@ -101,7 +101,7 @@ class ScriptedPolicy(Policy):
         if text != self._text:
             self._text = text
             resolved = self.resolve(text) if text else None
-            key = None if resolved is None else (resolved[0], id(resolved[1]), _POINT.sub("<>", text))
+            key = None if resolved is None else (resolved[0], id(resolved[1]), ungrounded(text))
             # the same verb on the same object (a point that moved by a few pixels) continues the
             # current motion, as a learned policy would; anything else starts a new one
             if key is None or key != self._key:

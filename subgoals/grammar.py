@@ -52,9 +52,11 @@ __all__ = [
     "without_ordinals",
     "parse_subgoal",
     "points",
+    "points_in",
     "replace_point",
     "strip_points",
     "try_parse",
+    "ungrounded",
 ]
 
 COORD_MIN = 0
@@ -573,6 +575,28 @@ def format_subgoal(sg: Subgoal) -> str:
 def points(text: str) -> tuple[Point, ...]:
     """All points of a subgoal in reading order."""
     return parse_subgoal(text).points
+
+
+def points_in(text: str | None) -> tuple[Point, ...]:
+    """The points of ``text`` in reading order, or ``()`` when it does not parse.
+
+    For consumers that must act on whatever a composer sent (the executor, the episode recorder):
+    a garbled answer such as ``<12, >`` carries no point to act on, and a second, laxer point
+    pattern beside the grammar would read one that the memory and the audit do not.
+    """
+    sg = try_parse(text) if text else None
+    return () if sg is None else sg.points
+
+
+def ungrounded(text: str | None) -> str:
+    """``text`` without its points (see :func:`strip_points`), or ``text`` itself when it does not
+    parse: the form a policy prompt or a same-motion key compares."""
+    if not text:
+        return ""
+    try:
+        return strip_points(text)
+    except SubgoalParseError:
+        return text
 
 
 def _set_point(sg: Subgoal, index: int, point: Point | None) -> Subgoal:

@@ -360,3 +360,60 @@ def test_ten_thousand_random_texts_raise_only_parse_errors():
 @given(st.text(max_size=60))
 def test_arbitrary_unicode_text(text):
     _check_total(text)
+
+
+# --------------------------------------------------------------------------- one parser of points
+
+_POINT_READERS_ALLOWED = {
+    "policies/vlm_prompt.py": "the composer boundary: turns a VLM's own point markup (Qwen boxes, 0-1000 "
+                              "grids, decimals) into grammar points once, where the composer answers",
+}
+
+
+def _point_regexes(path):
+    """String constants of ``path`` that are regular expressions reading a ``<y, x>`` point."""
+    import ast
+    import re as _re
+
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and "<" in node.value \
+                and ("\\d" in node.value or "[0-9]" in node.value):
+            try:
+                m = _re.search(node.value, "pick up the cube at <12, 34>", _re.I)
+            except _re.error:
+                continue
+            if m and "<" in m.group(0):
+                found.append(node.value)
+    return found
+
+
+def test_points_are_read_by_the_grammar_only():
+    """A subgoal's points are read by ``subgoals.grammar`` (``points_in``, ``replace_point``,
+    ``ungrounded``); a private ``<y, x>`` regex elsewhere reads points the memory and the audit do
+    not (a negative or out-of-range coordinate, a garbled ``<12, >``), so it is refused."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    offenders = {}
+    for pkg in ("envs", "memory", "policies", "wrappers", "experiments", "benchmarks", "scripts"):
+        for path in sorted((root / pkg).rglob("*.py")):
+            rel = path.relative_to(root).as_posix()
+            if rel not in _POINT_READERS_ALLOWED and (hits := _point_regexes(path)):
+                offenders[rel] = hits
+    assert not offenders, f"private point regexes outside subgoals/: {offenders}"
+
+
+def test_the_point_regex_scan_can_fail(tmp_path):
+    sample = tmp_path / "sample.py"
+    sample.write_text('import re\n_POINT = re.compile(r"<\\s*(-?\\d+)\\s*,\\s*(-?\\d+)\\s*>")\nT = "<{y}, {x}>"\n')
+    assert len(_point_regexes(sample)) == 1
+
+
+def test_lenient_point_readers():
+    from subgoals.grammar import Point, points_in, ungrounded
+
+    assert points_in("pick up the cube at <12, 34> and then <5, 6>") == (Point(12, 34), Point(5, 6))
+    assert points_in("pick up the cube at <12, >") == () and points_in(None) == () and points_in("") == ()
+    assert ungrounded("pick up the red cube at <12, 34> for the second time") == "pick up the red cube for the second time"
+    assert ungrounded("pick up the cube at <12, >") == "pick up the cube at <12, >"

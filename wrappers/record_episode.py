@@ -7,7 +7,6 @@ the ``<y, x>`` point of the executed subgoal (a circle).
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import cv2
@@ -16,14 +15,14 @@ import imageio.v2 as imageio
 import numpy as np
 
 from envs.spaces import rendered
+from subgoals.grammar import points_in
 
-_POINT = re.compile(r"<\s*(\d+)\s*,\s*(\d+)\s*>")
 
 
 def annotate(rgb: np.ndarray, proposed: str, executed: str, scale: int = 2) -> np.ndarray:
     img = cv2.resize(rgb, (rgb.shape[1] * scale, rgb.shape[0] * scale), interpolation=cv2.INTER_NEAREST)
-    for m in _POINT.finditer(executed):
-        y, x = int(m.group(1)) * scale, int(m.group(2)) * scale
+    for p in points_in(executed):
+        y, x = p.y * scale, p.x * scale
         cv2.circle(img, (x, y), 7 * scale // 2, (255, 255, 0), 2)
     band = np.zeros((44, img.shape[1], 3), np.uint8)
     cv2.putText(band, proposed[:90], (4, 16), cv2.FONT_HERSHEY_SIMPLEX, 0.4, (255, 255, 255), 1, cv2.LINE_AA)

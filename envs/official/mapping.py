@@ -11,13 +11,13 @@ step since the last call; ``reset()`` returns the conditioning video with the cu
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-POINT = re.compile(r"<\s*(-?\d+)\s*,\s*(-?\d+)\s*>")
+from subgoals.grammar import Point, points_in, replace_point, ungrounded
+
 STATUSES = ("ongoing", "success", "fail", "timeout", "error")
 
 
@@ -34,22 +34,20 @@ class Command:
 
 def subgoal_point(text: str) -> tuple[int, int] | None:
     """The first ``<y, x>`` of a subgoal text, or None."""
-    m = POINT.search(text or "")
-    return None if m is None else (int(m.group(1)), int(m.group(2)))
+    pts = points_in(text)
+    return pts[0].as_tuple() if pts else None
 
 
 def with_point(text: str, yx: tuple[int, int]) -> str:
     """``text`` with its first ``<y, x>`` replaced by ``yx``; ValueError if it has none."""
-    if POINT.search(text) is None:
+    if not points_in(text):
         raise ValueError(f"subgoal {text!r} has no <y, x> point to replace")
-    return POINT.sub(f"<{int(yx[0])}, {int(yx[1])}>", text, count=1)
+    return replace_point(text, 0, Point(int(yx[0]), int(yx[1])))
 
 
 def strip_points(text: str) -> str:
     """The subgoal's words without its points (``at <y, x>`` dropped), lower case, single spaces."""
-    t = re.sub(r"\s*\bat\s+" + POINT.pattern, "", text or "")
-    t = POINT.sub("", t)
-    return " ".join(t.lower().split())
+    return " ".join(ungrounded(text).lower().split())
 
 
 def option_label(text: str, options: Sequence[Mapping], oracle_text: str | None = None,

@@ -284,5 +284,23 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def stage_rows(rows: list, stages: tuple[str, ...], name: str) -> list:
+    """The rows of the named campaign stages; raises naming a stage that is unknown or incomplete."""
+    by_name = {s.name: s for s in V1}
+    out: list = []
+    for n in stages:
+        stage = by_name.get(n)
+        if stage is None:
+            raise ValueError(f"results {name!r}: unknown stage {n!r} (known: {', '.join(by_name)})")
+        if stage.run_dir != name:
+            raise ValueError(f"results {name!r}: stage {n!r} writes to {stage.run_dir!r}, not here")
+        mine = [r for r in rows if stage.selects(r)]
+        if len(mine) < stage.planned:
+            raise ValueError(f"results {name!r}: stage {n!r} has {len(mine)} of its {stage.planned} rows; "
+                             f"a README table is built from complete stages only")
+        out += mine  # the plan's stages never share a unit (tested in tests/test_campaign.py)
+    return out
+
+
 if __name__ == "__main__":
     sys.exit(main())

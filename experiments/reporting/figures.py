@@ -33,6 +33,7 @@ from pathlib import Path
 from envs.cards import suites
 from envs.core.rewording import pool_of
 from experiments.loop.results import read_rows
+from experiments.reporting.campaign import stage_rows
 from experiments.reporting.publish import PUBLISHED, check_publishable
 from experiments.reporting.report_sections import fmt_summary
 from experiments.reporting.stats import by_group
@@ -90,7 +91,6 @@ def _pool(row: dict) -> str:
 
 def selected_rows(fig: Figure, root: Path = PUBLISHED) -> list[dict]:
     """The committed rows a figure reads (before its condition filter)."""
-    from experiments.reporting.readme_tables import stage_rows
 
     rows = read_rows(root / fig.name, warn=False)
     if not rows:

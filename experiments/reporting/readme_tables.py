@@ -28,6 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from experiments.reporting.campaign import stage_rows
 from experiments.reporting.code_tables import GENERATED, regenerate_code_tables
 from experiments.reporting.cost_section import cost_section
 from experiments.reporting.failure_reasons import failures_section
@@ -215,26 +216,6 @@ def campaign_table(rows: list, name: str) -> str:
 def _episode_range(stage) -> str:
     lo, hi = stage.episode_range
     return f"{stage.split} {lo}–{hi - 1}"
-
-
-def stage_rows(rows: list, stages: tuple[str, ...], name: str) -> list:
-    """The rows of the named campaign stages; raises naming a stage that is unknown or incomplete."""
-    from experiments.reporting.campaign import V1
-
-    by_name = {s.name: s for s in V1}
-    out: list = []
-    for n in stages:
-        stage = by_name.get(n)
-        if stage is None:
-            raise ValueError(f"results {name!r}: unknown stage {n!r} (known: {', '.join(by_name)})")
-        if stage.run_dir != name:
-            raise ValueError(f"results {name!r}: stage {n!r} writes to {stage.run_dir!r}, not here")
-        mine = [r for r in rows if stage.selects(r)]
-        if len(mine) < stage.planned:
-            raise ValueError(f"results {name!r}: stage {n!r} has {len(mine)} of its {stage.planned} rows; "
-                             f"a README table is built from complete stages only")
-        out += mine  # the plan's stages never share a unit (tested in tests/test_campaign.py)
-    return out
 
 
 def render_block(block: Block, root: Path = PUBLISHED, doc: str = "README.md") -> str:

@@ -33,7 +33,6 @@ is rewritten to the demonstrated side.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -50,6 +49,7 @@ from memory.tools.base import Tool, register_tool
 from memory.perception.blobs import find_blobs
 from subgoals import phrases
 from subgoals.edits import Replace, SetPoint, SubgoalEdit
+from subgoals.grammar import Point, Subgoal, try_parse
 from subgoals.record_names import RecordName
 from memory.tools.groups import ToolGroup
 from memory.robot.arm_view import FRONT_CAMERA, panda_tcp, to_pixel  # noqa: F401 (re-exported)
@@ -61,8 +61,23 @@ TRAJ_KEY = "trajectory/insertion"
 BINDING = RecordName.PEG_END_GRASPED
 TRAJ_NAME = RecordName.DEMONSTRATED_INSERTION
 
-_PICK = re.compile(r"^\s*pick up the peg at <\s*(\d+)\s*,\s*(\d+)\s*>(.*)$", re.I)
-_INSERT = re.compile(r"^\s*insert the peg\b.*\b(left|right) side\b", re.I)
+
+
+def _peg_pick(sg: Subgoal | None) -> Point | None:
+    """Where a proposal "pick up the peg at <y, x> ..." grasps the peg, or None for any other proposal."""
+    if sg is None or sg.verb.lower() != "pick up" or not sg.noun_phrases:
+        return None
+    first = sg.noun_phrases[0]
+    return first.point if first.head.lower() == "peg" else None
+
+
+def _insert_side(sg: Subgoal | None) -> str | None:
+    """The side a proposal "insert the peg ... <left|right> side" inserts from, or None."""
+    if sg is None or sg.verb.lower() != "insert" or not sg.noun_phrases or sg.noun_phrases[0].head.lower() != "peg":
+        return None
+    sides = [w.lower() for np_ in sg.noun_phrases if np_.head.lower() == "side"
+             for w in np_.modifiers if w.lower() in ("left", "right")]
+    return sides[-1] if sides else None
 
 
 def _halves(region: np.ndarray) -> dict[str, np.ndarray]:
@@ -235,7 +250,8 @@ class PegReader(Tool):
         return self.latched((proposed,), lambda: self._decide(proposed, store))[0]
 
     def _decide(self, proposed: str, store: MemoryStore) -> SubgoalEdit | None:
-        pick, ins = _PICK.match(proposed), _INSERT.match(proposed)
+        sg = try_parse(proposed)
+        pick, ins = _peg_pick(sg), _insert_side(sg)
         if pick is None and ins is None:
             return None
         ent, traj = store.get(ENTITY_KEY), store.get(TRAJ_KEY)
@@ -244,7 +260,7 @@ class PegReader(Tool):
             return None
         if ins is not None:
             side = traj.segments[1].split()[3]
-            if ins.group(1).lower() == side:
+            if ins == side:
                 return None
             self.rewrites += 1
             return Replace(phrases.insert_from_side(side))
@@ -253,7 +269,7 @@ class PegReader(Tool):
             return None
         y, x = ent.position
         end = traj.segments[0].split()[2]
-        py, px = int(pick.group(1)), int(pick.group(2))
+        py, px = pick.as_tuple()
         if np.hypot(py - y, px - x) <= 2 and f"the {end} end" in proposed:
             return None
         self.rewrites += 1
