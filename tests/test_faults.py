@@ -121,6 +121,49 @@ def test_simulator_exception_mid_episode_is_an_error(tmp_path, monkeypatch):
     assert row["steps"] < 48
 
 
+def test_an_exception_inside_the_memory_is_an_error_naming_the_memory_call_and_step(tmp_path, monkeypatch):
+    from memory.layer import MemoryLayer
+
+    real = MemoryLayer.observe
+
+    def failing(self, frame):
+        if frame.step >= 40:
+            raise ZeroDivisionError("count gate divided by an empty window")
+        return real(self, frame)
+
+    monkeypatch.setattr(MemoryLayer, "observe", failing)
+    assert run.main(["--tasks", "PickXtimes", "--conditions", "memory", "--wandb", "disabled", "--out", str(tmp_path),
+                     "--episodes", "0", "--max-steps", "96"]) == 0
+    (row,) = read_rows(tmp_path)
+    assert row["status"] == "error"
+    m = re.match(r"MemoryFault: memory MemoryLayer\.observe raised at step (\d+): ZeroDivisionError: count gate", row["error"])
+    assert m and int(m.group(1)) >= 40, row["error"]
+
+
+def test_an_error_status_without_a_reason_is_given_one(tmp_path, monkeypatch):
+    """A part that ends an episode in ``error`` but says nothing (as the official env once did on
+    StopCube) still leaves a row that names what happened."""
+    from envs.official.mapping import error_text
+    from wrappers.subgoal_execution import SubgoalExecution
+
+    real = SubgoalExecution.step
+
+    def silent(self, subgoal):
+        obs, r, term, trunc, info = real(self, subgoal)
+        if info["steps"] >= 30:
+            info = dict(info, status="error", error=None)
+            term = True
+        return obs, r, term, trunc, info
+
+    monkeypatch.setattr(SubgoalExecution, "step", silent)
+    assert run.main(_argv(tmp_path, "--episodes", "0", "--max-steps", "96")) == 0
+    (row,) = read_rows(tmp_path)
+    assert row["status"] == "error" and row["error"].startswith("the env reported status 'error' without a reason after")
+    assert "last subgoal" in row["error"]
+    assert error_text({"status": "error", "error_message": "IK failed"}) == "IK failed"
+    assert "without an error_message (info keys: elapsed_steps, status)" in error_text({"status": "error", "elapsed_steps": 3})
+
+
 # --------------------------------------------------------------------------- results file
 def test_corrupt_results_line_on_resume_reruns_only_that_unit(tmp_path):
     argv = ["--tasks", "BinFill", "--episodes", "0:5", "--conditions", "memory", "--out", str(tmp_path), "--wandb", "disabled"]

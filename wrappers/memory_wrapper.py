@@ -17,6 +17,8 @@ input type, and reach ``memory.observe`` as they are.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import gymnasium as gym
 
 from envs.spaces import rendered
@@ -30,6 +32,29 @@ def demo_frames(info: dict) -> list[Frame]:
         return []
     return [Frame(step=c, rgb=rgb, joint_state=q, action=None, source="video")
             for c, rgb, q in zip(video.clock, video.front, video.joint_state)]
+
+
+class MemoryFault(RuntimeError):
+    """An exception raised inside the memory, re-raised naming the memory, the call and the step.
+
+    Why: the episode's row is an ``error`` with this text; without it a crash deep inside a tool
+    reads like any other crash of the loop, and a bring-your-own memory's author cannot tell which
+    of their calls failed or when.
+    """
+
+    def __init__(self, memory, call: str, step, exc: BaseException):
+        self.call, self.step = call, step
+        super().__init__(f"memory {type(memory).__name__}.{call} raised at step {step}: {type(exc).__name__}: {exc}")
+
+
+@contextmanager
+def memory_call(memory, call: str, step):
+    try:
+        yield
+    except MemoryFault:
+        raise
+    except Exception as exc:
+        raise MemoryFault(memory, call, step, exc) from exc
 
 
 class MemoryWrapper(gym.Wrapper):
@@ -55,11 +80,14 @@ class MemoryWrapper(gym.Wrapper):
 
     # the two hooks the recent-frame baseline overrides
     def _start(self, demo: list[Frame], first: Frame) -> None:
-        self.memory.reset(self._goal, demo)
-        self.memory.observe(first)
+        with memory_call(self.memory, "reset", first.step):
+            self.memory.reset(self._goal, demo)
+        with memory_call(self.memory, "observe", first.step):
+            self.memory.observe(first)
 
     def _feed(self, frame: Frame) -> None:
-        self.memory.observe(frame)
+        with memory_call(self.memory, "observe", frame.step):
+            self.memory.observe(frame)
 
     def _before_revise(self) -> None:
         pass
@@ -69,7 +97,8 @@ class MemoryWrapper(gym.Wrapper):
             return self.env.step(proposed)
         self._before_revise()
         current = self._first_frame(self._obs)
-        rev = self.memory.revise(proposed, current)
+        with memory_call(self.memory, "revise", current.step):
+            rev = self.memory.revise(proposed, current)
         obs, reward, terminated, truncated, info = self.env.step(rev.text)
         for f in info.get("frames", []):
             self._feed(f)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import deque
 
 from memory.contract.frames import Frame
-from wrappers.memory_wrapper import MemoryWrapper
+from wrappers.memory_wrapper import MemoryWrapper, memory_call
 
 
 class RecentFrames(MemoryWrapper):
@@ -28,13 +28,17 @@ class RecentFrames(MemoryWrapper):
 
     def _start(self, demo: list[Frame], first: Frame) -> None:
         self._recent = deque(demo, maxlen=self.window)
-        self.memory.reset(self._goal, [])
+        with memory_call(self.memory, "reset", first.step):
+            self.memory.reset(self._goal, [])
         self._recent.append(first)
 
     def _feed(self, frame: Frame) -> None:
         self._recent.append(frame)
 
     def _before_revise(self) -> None:
-        self.memory.reset(self._goal, [])
+        step = self._recent[-1].step if self._recent else None
+        with memory_call(self.memory, "reset", step):
+            self.memory.reset(self._goal, [])
         for f in self._recent:
-            self.memory.observe(f)
+            with memory_call(self.memory, "observe", f.step):
+                self.memory.observe(f)

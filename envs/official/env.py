@@ -315,7 +315,7 @@ class OfficialSubgoalEnv(gym.Env):
         self._log_raw("step", cmd.to_action(), obs, info)
         info = dict(info or {})
         if obs is None:  # the benchmark's FailAwareWrapper caught a crash (IK, planner): an error
-            self.status, self.error = "error", str(info.get("error_message") or "official env error")
+            self.status, self.error = "error", M.error_text(info)
             out = dict(self._our_info(), frames=frames, command=cmd.to_action())
             return subgoal_observation(self._last_obs), 0.0, True, False, out
         keep = {k: v for k, v in info.items() if k not in ("status",)}
@@ -332,6 +332,8 @@ class OfficialSubgoalEnv(gym.Env):
             frames.append(Frame(c, M.as_uint8_rgb(rgb) if want else None, M.as_joints(q), a))
         self.steps = self.clock - self._clock0 + self._noop
         self.status = M.status_of(info)
+        if self.status == "error":  # the benchmark reported an error with frames: keep its reason
+            self.error = M.error_text(info)
         if self.status == "ongoing" and self.steps >= self.max_steps:
             self.status = "timeout"
         ours = self._our_obs(rgbs[-1] if n else None, qs[-1] if n else self._last_obs["joint_state"])

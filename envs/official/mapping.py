@@ -91,6 +91,17 @@ def status_of(info: Mapping | None) -> str:
     return s
 
 
+def error_text(info: Mapping | None) -> str:
+    """Why an official step ended in ``error``: the wrapper's ``error_message`` when it gave one, else
+    a sentence saying it gave none and what the info held (never an empty reason)."""
+    info = info or {}
+    msg = info.get("error_message") or info.get("error")
+    if msg:
+        return str(msg)
+    return (f"the official env reported status {info.get('status', '<missing>')!r} without an error_message "
+            f"(info keys: {', '.join(sorted(map(str, info))) or 'none'})")
+
+
 def elapsed_steps(info: Mapping) -> int:
     """``info["elapsed_steps"]`` (a 1-element tensor or array in the official envs) as an int."""
     v = info.get("elapsed_steps", 0)

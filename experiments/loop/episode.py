@@ -140,6 +140,11 @@ def run_episode(spec: EpisodeSpec, parts: EpisodeParts, max_decisions: int = 10_
         status, error = "error", f"{type(exc).__name__}: {exc}"
     except Exception as exc:  # a crash of any part is an error of this episode, never a fail
         status, error = "error", f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=4)}"
+    if status == "error" and not error:
+        # every error row names its reason: a part that reports "error" without one is named instead
+        error = (f"the env reported status 'error' without a reason after {steps} steps "
+                 f"(last subgoal {subgoals[-1]['executed']!r})" if subgoals else
+                 f"the env reported status 'error' without a reason after {steps} steps")
     memory_diag: dict[str, Any] = {}
     if parts.memory is not None:
         try:
