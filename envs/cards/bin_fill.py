@@ -1,6 +1,6 @@
 """BinFill: the counting suite"s task card (``envs/cards/card.py``)."""
 
-from envs.cards.card import TaskCard, register
+from envs.cards.card import OfficialChoice, TaskCard, register
 
 CARD = register(TaskCard(
     name="BinFill",
@@ -13,4 +13,5 @@ CARD = register(TaskCard(
         {"deposits": 6, "spawn": 12, "colours": (2, 3)},
         {"deposits": 7, "spawn": 12, "colours": 3},
     ),
+    official_history_choices=(OfficialChoice("which colour next, or stop", ("pick up the cube", "press the button"), "after_first"),),
 ))

@@ -13,12 +13,44 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Union
+from typing import Literal, Union
 
 OptionValue = Union[int, float, str, tuple[int, int]]
 
 SUITE_ORDER: tuple[str, ...] = ("counting", "permanence", "reference", "imitation")
 """The benchmark's four suites, in the order tables list them."""
+
+
+DECISIONS = ("all", "after_first", "first")
+
+
+@dataclass(frozen=True)
+class OfficialChoice:
+    """A history-dependent choice *between* official multi_choice options (repeat or stop, which
+    manner, which way): the slot's name, the option actions it chooses among, and which of the
+    decisions whose oracle action is one of them only the past can settle.
+
+    actions: option action texts as the benchmark offers them; one ending in ``*`` stands for every
+        offered action with that prefix (PatternLock's ``move <direction>`` options).
+    decisions: ``"all"`` of them; ``"after_first"`` (the first is settled by the goal alone: the
+        first pick of a count); or ``"first"`` only (the manner chosen once, then followed).
+    """
+
+    name: str
+    actions: tuple[str, ...]
+    decisions: Literal["all", "after_first", "first"] = "all"
+
+    def __post_init__(self) -> None:
+        if self.decisions not in DECISIONS:
+            raise ValueError(f"official choice {self.name!r}: unknown decisions {self.decisions!r} "
+                             f"(known: {', '.join(DECISIONS)})")
+        if not self.actions:
+            raise ValueError(f"official choice {self.name!r} chooses among no actions")
+
+    def covers(self, action: str | None) -> bool:
+        """Whether the option action ``action`` is one this choice chooses among."""
+        a = action or ""
+        return any(a.startswith(x[:-1]) if x.endswith("*") else a == x for x in self.actions)
 
 
 @dataclass(frozen=True)
@@ -33,6 +65,8 @@ class TaskCard:
         is drawn uniformly, ends included (``envs/ood.py``).
     official_history_options: on the official backend, ``{multi_choice option text: slot name}`` of
         the options whose argument only the past can settle (``envs/official/slots.py``).
+    official_history_choices: on the official backend, the choices between options that only the
+        past can settle (:class:`OfficialChoice`; the Counting and Imitation tasks).
     """
 
     name: str
@@ -42,6 +76,7 @@ class TaskCard:
     env_class: str
     ood_tiers: tuple[Mapping[str, OptionValue], ...] = ()
     official_history_options: Mapping[str, str] = field(default_factory=dict)
+    official_history_choices: tuple[OfficialChoice, ...] = ()
 
     def __post_init__(self) -> None:
         if self.suite not in SUITE_ORDER:

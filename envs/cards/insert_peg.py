@@ -1,6 +1,6 @@
 """InsertPeg: the imitation suite"s task card (``envs/cards/card.py``)."""
 
-from envs.cards.card import TaskCard, register
+from envs.cards.card import OfficialChoice, TaskCard, register
 
 CARD = register(TaskCard(
     name="InsertPeg",
@@ -12,4 +12,6 @@ CARD = register(TaskCard(
     ood_tiers=(
         {"pegs": 4, "full_yaw": 1},
     ),
+    official_history_options={"pick up the peg by grasping one end": "peg and end"},
+    official_history_choices=(OfficialChoice("side", ("insert the peg from the right side", "insert the peg from the left side")),),
 ))

@@ -1,6 +1,6 @@
 """MoveCube: the imitation suite"s task card (``envs/cards/card.py``)."""
 
-from envs.cards.card import TaskCard, register
+from envs.cards.card import OfficialChoice, TaskCard, register
 
 CARD = register(TaskCard(
     name="MoveCube",
@@ -12,4 +12,6 @@ CARD = register(TaskCard(
     ood_tiers=(
         {"annulus": 1, "full_yaw": 1},
     ),
+    official_history_choices=(OfficialChoice(
+        "manner", ("pick up the peg", "close gripper and push the cube to the target", "pick up the cube"), "first"),),
 ))

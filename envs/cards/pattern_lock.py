@@ -1,6 +1,6 @@
 """PatternLock: the imitation suite"s task card (``envs/cards/card.py``)."""
 
-from envs.cards.card import TaskCard, register
+from envs.cards.card import OfficialChoice, TaskCard, register
 
 CARD = register(TaskCard(
     name="PatternLock",
@@ -14,4 +14,5 @@ CARD = register(TaskCard(
         {"length": (12, 14)},
         {"length": (15, 18)},
     ),
+    official_history_choices=(OfficialChoice("direction", ("move *",)),),
 ))

@@ -1,6 +1,6 @@
 """PickXtimes: the counting suite"s task card (``envs/cards/card.py``)."""
 
-from envs.cards.card import TaskCard, register
+from envs.cards.card import OfficialChoice, TaskCard, register
 
 CARD = register(TaskCard(
     name="PickXtimes",
@@ -14,4 +14,5 @@ CARD = register(TaskCard(
         {"repeats": 7, "distractors": 2},
         {"repeats": 8, "distractors": 3},
     ),
+    official_history_choices=(OfficialChoice("repeat or stop", ("pick up the cube", "press the button to stop"), "after_first"),),
 ))

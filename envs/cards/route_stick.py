@@ -1,6 +1,6 @@
 """RouteStick: the imitation suite"s task card (``envs/cards/card.py``)."""
 
-from envs.cards.card import TaskCard, register
+from envs.cards.card import OfficialChoice, TaskCard, register
 
 CARD = register(TaskCard(
     name="RouteStick",
@@ -14,4 +14,5 @@ CARD = register(TaskCard(
         {"steps": (10, 11)},
         {"steps": (12, 14)},
     ),
+    official_history_choices=(OfficialChoice("side and circling sense", ("move to the nearest *",)),),
 ))

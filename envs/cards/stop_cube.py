@@ -1,6 +1,6 @@
 """StopCube: the counting suite"s task card (``envs/cards/card.py``)."""
 
-from envs.cards.card import TaskCard, register
+from envs.cards.card import OfficialChoice, TaskCard, register
 
 CARD = register(TaskCard(
     name="StopCube",
@@ -16,4 +16,5 @@ CARD = register(TaskCard(
         {"stop_pass": 9, "fastest": 1},
         {"stop_pass": 10, "fastest": 1},
     ),
+    official_history_choices=(OfficialChoice("press at this arrival or wait", ("remain static", "press button to stop the cube")),),
 ))

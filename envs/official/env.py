@@ -33,7 +33,8 @@ import numpy as np
 from envs.episode_timings import TIMING_KEYS, read_timings, start_timings
 from envs.episodes import EpisodeSpec
 from envs.official import mapping as M
-from envs.official.slots import history_slot, nearest, slot_name
+from envs.official.slots import (OfferedOption, PlanStep, choice_of, choice_slot, history_slot, nearest, plan_phrases,
+                                 slot_name)
 from envs.robomme_env import DemoVideo
 from envs.spaces import subgoal_action_space, subgoal_observation, subgoal_observation_space
 from subgoals.frames import Frame
@@ -168,30 +169,49 @@ class OfficialSubgoalEnv(gym.Env):
                 text = template.replace("<>", f"<{yx[0]}, {yx[1]}>", 1)
         return text
 
-    def _segment_point(self) -> tuple[int, int] | None:
+    def _project(self, actor) -> tuple[int, int] | None:
+        """``(y, x)`` of an official actor in the front image, with the official camera (None: out of view)."""
         from robomme.robomme_env.utils.choice_action_mapping import extract_actor_position_xyz, project_world_to_pixel
 
+        w = self._oracle_wrapper()
+        pos = extract_actor_position_xyz(actor) if actor is not None else None
+        xy = None if pos is None else project_world_to_pixel(pos, w._front_camera_intrinsic_cv,
+                                                             w._front_camera_extrinsic_cv, w._front_rgb_shape)
+        return None if xy is None else (int(xy[1]), int(xy[0]))
+
+    def _segment_point(self) -> tuple[int, int] | None:
         seg = getattr(self.official.unwrapped, "current_segment", None)
         segs = seg if isinstance(seg, (list, tuple)) else [seg]
-        w = self._oracle_wrapper()
-        for s in segs:
-            pos = extract_actor_position_xyz(s) if s is not None else None
-            xy = None if pos is None else project_world_to_pixel(pos, w._front_camera_intrinsic_cv,
-                                                                 w._front_camera_extrinsic_cv, w._front_rgb_shape)
-            if xy is not None:
-                return int(xy[1]), int(xy[0])
-        return None
+        return next((p for p in map(self._project, segs) if p is not None), None)
+
+    def plan(self) -> list[PlanStep]:
+        """The benchmark's task plan (``task_list``) with each step's objects projected, for the
+        slots of choices between options (oracle and audit only: it is the env's own plan)."""
+        out = []
+        for entry in getattr(self.official.unwrapped, "task_list", None) or []:
+            seg = entry.get("segment")
+            segs = seg if isinstance(seg, (list, tuple)) else ([] if seg is None else [seg])
+            out.append(PlanStep(str(entry.get("choice_label") or ""),
+                                str(entry.get("subgoal_segment") or entry.get("name") or ""),
+                                tuple(self._project(s) for s in segs), bool(entry.get("demonstration"))))
+        return out
 
     # the composers and the audit call env.unwrapped.history_slot(); gym.Env.unwrapped is self
     def history_slot(self):
         action = self.oracle_action()
-        if slot_name(self.task_name, action) is None:
+        if slot_name(self.task_name, action) is not None:
+            opt = self._option_by_action(action)
+            return None if opt is None else history_slot(self.task_name, action, self.oracle_subgoal(), self.candidate_points(opt))
+        choice = choice_of(self.task_name, action)
+        if choice is None:
             return None
-        opt = self._option_by_action(action)
-        return None if opt is None else history_slot(self.task_name, action, self.oracle_subgoal(), self.candidate_points(opt))
+        offered = [OfferedOption(str(o.get("action") or ""),
+                                 tuple(self.candidate_points(o)) if "available" in o else None) for o in self.options()]
+        index = int(getattr(self.official.unwrapped, "current_task_index", 0) or 0)
+        return choice_slot(choice, action, self.oracle_subgoal(), index, self.plan(), offered)
 
     def command(self, text: str) -> M.Command | None:
-        return M.command_for(text, self.options(), self.oracle_subgoal(), self._oracle_label())
+        return M.command_for(text, self.options(), self.oracle_subgoal(), self._oracle_label(), plan_phrases(self.plan()))
 
     def _oracle_label(self) -> str | None:
         opt = self._option_by_action(self.oracle_action())
@@ -203,7 +223,8 @@ class OfficialSubgoalEnv(gym.Env):
         cands = {o.get("label"): (self._candidates(o), self.candidate_points(o)) for o in opts if "available" in o}
         return {"options": [{"label": o.get("label"), "action": o.get("action"), "available": "available" in o}
                             for o in opts],
-                "oracle": self.oracle_subgoal(), "oracle_label": self._oracle_label(), "candidates": cands}
+                "oracle": self.oracle_subgoal(), "oracle_label": self._oracle_label(), "candidates": cands,
+                "phrases": plan_phrases(self.plan())}
 
     def resolve(self, text: str):
         """Subgoal text -> (option label, the candidate object it would act on), as the benchmark's
@@ -212,7 +233,7 @@ class OfficialSubgoalEnv(gym.Env):
         time the audit asks), so after a step the texts are resolved in the scene as it was when
         that decision was taken, the equivalent of our backend's resolution after a 16-step chunk."""
         snap = self._decision if self._decision is not None else self._snapshot()
-        cmd = M.command_for(text, snap["options"], snap["oracle"], snap["oracle_label"]) if text else None
+        cmd = M.command_for(text, snap["options"], snap["oracle"], snap["oracle_label"], snap["phrases"]) if text else None
         if cmd is None:
             return None
         if cmd.choice not in snap["candidates"] or cmd.point is None:
@@ -297,7 +318,7 @@ class OfficialSubgoalEnv(gym.Env):
         t0 = time.perf_counter()
         self._decision = self._snapshot()
         cmd = M.command_for(subgoal, self._decision["options"], self._decision["oracle"],
-                            self._decision["oracle_label"]) if subgoal else None
+                            self._decision["oracle_label"], self._decision["phrases"]) if subgoal else None
         frames: list[Frame] = []
         if cmd is None:
             # no option executes this text: the robot holds still for one chunk of the budget (as

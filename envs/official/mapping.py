@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from subgoals.grammar import Point, points_in, replace_point, ungrounded
+from subgoals.grammar import Point, points_in, replace_point, ungrounded, without_ordinals
 
 STATUSES = ("ongoing", "success", "fail", "timeout", "error")
 
@@ -50,14 +50,23 @@ def strip_points(text: str) -> str:
     return " ".join(ungrounded(text).lower().split())
 
 
+def plan_phrase(text: str) -> str:
+    """A subgoal as the plan's phrase book keys it: no points, no position words, lower case."""
+    return strip_points(without_ordinals(text.replace("<>", "<0, 0>")))
+
+
 def option_label(text: str, options: Sequence[Mapping], oracle_text: str | None = None,
-                 oracle_label: str | None = None) -> str | None:
+                 oracle_label: str | None = None, phrases: Mapping[str, str] | None = None) -> str | None:
     """The option label that executes ``text``, or None when no option matches.
 
     In order: the oracle's own label when ``text`` is the oracle's subgoal up to its point (the
     memory re-grounded it, or the history-blind composer drew another object); an option whose
-    action text is the whole subgoal or its longest prefix; the oracle's label when ``text`` starts
-    with the oracle's verb (its first two words: "pick up", "drop the", "press the").
+    action text is the whole subgoal or its longest prefix; the option of a step of the task's plan
+    that ``text`` words the same up to points and position words (``phrases``: :func:`plan_phrase`
+    of each step's subgoal -> its option action; the benchmark's own wording of each option, so
+    "pick up the red cube at <78, 98> for the third time" is a pick while the oracle presses); the
+    oracle's label when ``text`` starts with the oracle's verb (its first two words: "pick up",
+    "drop the", "press the").
     """
     words = strip_points(text)
     if not words:
@@ -71,15 +80,20 @@ def option_label(text: str, options: Sequence[Mapping], oracle_text: str | None 
             best, best_len = opt.get("label"), len(action)
     if best is not None:
         return best
+    action = (phrases or {}).get(plan_phrase(text))
+    if action is not None:
+        label = next((o.get("label") for o in options if o.get("action") == action), None)
+        if label is not None:
+            return label
     if oracle_text is not None and oracle_label and words.split()[:2] == strip_points(oracle_text).split()[:2]:
         return oracle_label
     return None
 
 
 def command_for(text: str, options: Sequence[Mapping], oracle_text: str | None = None,
-                oracle_label: str | None = None) -> Command | None:
+                oracle_label: str | None = None, phrases: Mapping[str, str] | None = None) -> Command | None:
     """The multi_choice command that executes subgoal ``text`` (None: no option matches it)."""
-    label = option_label(text, options, oracle_text, oracle_label)
+    label = option_label(text, options, oracle_text, oracle_label, phrases)
     return None if label is None else Command(label, subgoal_point(text))
 
 
