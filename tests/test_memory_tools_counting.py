@@ -156,6 +156,10 @@ def test_spec_reads_swing_counts():
 # --------------------------------------------------------------------------- BinFill
 
 
+HIGH_Z = 0.20
+"""A cube held high over the bin's rim, as the official envs' planner releases it."""
+
+
 @pytest.fixture(scope="module")
 def binfill():
     """BinFill test episode 2 (red and green cubes, dynamic): the bin at rest, a cube held over it,
@@ -169,6 +173,9 @@ def binfill():
     red = t.cubes[i_red]
     t.set_xyz(red, [L.bin.x, L.bin.y, 0.10])
     held = env.front_frame()
+    t.set_xyz(red, [L.bin.x, L.bin.y, HIGH_Z])
+    held_high = env.front_frame()
+    held_high_px = t.project([L.bin.x, L.bin.y, HIGH_Z])
     park(t, red, i_red)
     gone = env.front_frame()
     i_new = next(i for i, c in enumerate(L.cubes) if t.away[i] and c.label == "red")
@@ -176,7 +183,7 @@ def binfill():
     spawned = env.front_frame()
     bin_px = t.project([L.bin.x, L.bin.y, 0.0])
     goal = t.goal_texts()[0]
-    yield {"first": first, "held": held, "gone": gone, "spawned": spawned, "bin": bin_px, "goal": goal,
+    yield {"first": first, "held": held, "held_high": held_high, "held_high_px": held_high_px, "gone": gone, "spawned": spawned, "bin": bin_px, "goal": goal,
            "targets": dict(L.targets)}
     env.close()
 
@@ -213,6 +220,23 @@ def test_deposit_counted_from_release_and_vanishing(binfill):
     for step in (112, 116, 120):
         tool.observe(_frame(step, binfill["spawned"], OPEN), store)
     assert tool.deposited["red"] == 1 and tool.taken_back == 0
+
+
+def test_a_cube_released_high_over_the_bin_is_a_deposit(binfill):
+    """Held high, the cube is seen well above the bin's floor in the image (beyond ``near_px``): the
+    release still counts once it vanishes (the official envs release ~45 px above the floor)."""
+    from memory.tools.deposit_counter import DepositThresholds
+
+    th = DepositThresholds()
+    y, x = binfill["held_high_px"]
+    d = float(np.hypot(y - binfill["bin"][0], x - binfill["bin"][1]))
+    assert th.near_px < d <= th.held_px and y < binfill["bin"][0], d
+    tool, store = _bin_counter(binfill["goal"], binfill["first"])
+    for step in (100, 104):
+        tool.observe(_frame(step, binfill["held_high"], CLOSED), store)
+    tool.observe(_frame(105, None, OPEN), store)
+    tool.observe(_frame(108, binfill["gone"], OPEN), store)
+    assert tool.deposited["red"] == 1 and tool.rejected == 0
 
 
 def test_release_away_from_the_bin_is_no_deposit(binfill):

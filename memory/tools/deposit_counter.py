@@ -9,8 +9,9 @@ Evidence for one deposit of colour C (the evidence gate):
 
 * a release in the executed actions (the gripper command going from closed to open);
 * just before it (in the last ``lookback`` rendered frames: the arm often hides the held cube for
-  the last few), a blob of colour C held near the bin (within ``near_px`` of the bin in the image;
-  the bin's dark floor is read from the first live frames and kept as a layout record), that had
+  the last few), a blob of colour C held over the bin (within ``near_px`` of the bin in the image,
+  or above it within ``held_px`` when it is held high over the rim; the bin's dark floor is read
+  from the first live frames and kept as a layout record), that had
   not been resting there (a cube lying next to the bin is not the one carried);
 * within ``verify_within`` rendered frames after the release, that blob gone from where it was
   (followed while it is still held or falling; a blob there that is another cube, one standing at
@@ -97,6 +98,10 @@ class DepositThresholds:
 
     near_px: float = 30.0
     """A blob within this of the bin (image) is held near it (the last frames before a release); within 0.8 of it, a blob is at the bin and not a cube to pick."""
+    held_px: float = 60.0
+    """A cube held for release over the bin may be seen this far from the bin's floor, above it in
+    the image: it is held over the rim, and the front camera looks down at it from in front, so the
+    higher it is held the higher it appears (the official envs release about 45 px above the floor)."""
     gone_px: float = 8.0
     """A blob of the carried colour within this of where the candidate was is still it (held, or falling): the cube has not vanished; half of it: the cube shows up again where it vanished."""
     verify_within: int = 6
@@ -123,11 +128,11 @@ class DepositCounter(Tool):
     gate_kind = ReadKind.COUNT_GATE
     render = RenderNeed(stride=4, video=False)
 
-    def __init__(self, near_px: float = 30.0, gone_px: float = 8.0, verify_within: int = 6, rest_frames: int = 6,
+    def __init__(self, near_px: float = 30.0, held_px: float = 60.0, gone_px: float = 8.0, verify_within: int = 6, rest_frames: int = 6,
                  still_px: float = 5.0, min_area: int = 10, layout_frames: int = 3, lookback: int = 6,
                  standing_age: int = 40):
         self.config = DepositThresholds(
-            near_px=near_px, gone_px=gone_px, verify_within=verify_within, rest_frames=rest_frames, still_px=still_px,
+            near_px=near_px, held_px=held_px, gone_px=gone_px, verify_within=verify_within, rest_frames=rest_frames, still_px=still_px,
             min_area=min_area, layout_frames=layout_frames, lookback=lookback, standing_age=standing_age,
         )
         self.goal: dict[str, int] = {}
@@ -182,6 +187,11 @@ class DepositCounter(Tool):
     def _near_bin(self, b: Blob, radius: float | None = None) -> bool:
         return self.bin is not None and b.distance(self.bin) <= (radius or self.config.near_px)
 
+    def _held_over_bin(self, b: Blob) -> bool:
+        """Near the bin's floor, or above it in the image within ``held_px`` (held high over the rim)."""
+        return self._near_bin(b) or (self.bin is not None and b.y <= self.bin[0]
+                                     and b.distance(self.bin) <= self.config.held_px)
+
     def observe(self, frame: Frame, store: MemoryStore) -> None:
         if not self.active or frame.source != "live":
             return
@@ -225,8 +235,13 @@ class DepositCounter(Tool):
         if self.bin is None:
             return
         candidates: list[Blob] = []
-        for _, blobs in reversed(self._recent[-self.config.lookback:]):  # the latest frame showing something held at the bin
-            candidates = [b for b in blobs if self._near_bin(b) and not self._resting(b)]
+        # the latest frame showing something held at the bin; held high over the rim only when no
+        # frame shows one at the bin itself (the closer view is the better evidence)
+        for over in (self._near_bin, self._held_over_bin):
+            for _, blobs in reversed(self._recent[-self.config.lookback:]):
+                candidates = [b for b in blobs if over(b) and not self._resting(b)]
+                if candidates:
+                    break
             if candidates:
                 break
         if not candidates:
