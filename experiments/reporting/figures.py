@@ -33,13 +33,12 @@ from pathlib import Path
 from envs.cards import suites
 from envs.core.rewording import pool_of
 from experiments.loop.results import read_rows
-from experiments.reporting.campaign import stage_rows
+from experiments.reporting.markers import episode_range, marker_args, select_rows
 from experiments.reporting.publish import PUBLISHED, check_publishable
 from experiments.reporting.report_sections import fmt_summary
 from experiments.reporting.stats import by_group
 
 FIGURE = re.compile(r"<!-- figure (?P<args>[^>]*?) -->(?P<value>[^<\n]*)<!-- /figure -->")
-_ARG = re.compile(r"(\w+)=(\S+)")
 _KNOWN = ("name", "metric", "stage", "split", "episodes", "condition", "task", "pool", "reference")
 
 
@@ -59,7 +58,7 @@ class Figure:
 
     @classmethod
     def parse(cls, args: str) -> "Figure":
-        kv = dict(_ARG.findall(args))
+        kv = marker_args(args)
         unknown = sorted(set(kv) - set(_KNOWN))
         if unknown or "name" not in kv or "metric" not in kv:
             raise ValueError(f"bad figure marker {args!r}: need name= and metric=; "
@@ -70,12 +69,7 @@ class Figure:
             raise ValueError(f"figure {args!r}: metric={kv['metric']} needs condition= and reference=")
         if kv.get("pool") not in (None, "dev", "held_out", "probe", "template"):
             raise ValueError(f"figure {args!r}: unknown pool {kv['pool']!r} (known: dev, held_out, probe, template)")
-        episodes = None
-        if "episodes" in kv:
-            m = re.fullmatch(r"(\d+):(\d+)", kv["episodes"])
-            if not m or int(m.group(1)) >= int(m.group(2)):
-                raise ValueError(f"figure {args!r}: episodes= takes LO:HI (half-open, LO < HI)")
-            episodes = (int(m.group(1)), int(m.group(2)))
+        episodes = episode_range(kv["episodes"], f"figure {args!r}") if "episodes" in kv else None
         stages = tuple(kv["stage"].split(",")) if "stage" in kv else None
         return cls(kv["name"], kv["metric"], stages, kv.get("split"), episodes, kv.get("condition"),
                    kv.get("task"), kv.get("pool"), kv.get("reference"))
@@ -96,12 +90,7 @@ def selected_rows(fig: Figure, root: Path = PUBLISHED) -> list[dict]:
     if not rows:
         raise ValueError(f"figure: no rows under {root / fig.name}")
     check_publishable(rows)
-    if fig.stages:
-        rows = stage_rows(rows, fig.stages, fig.name)
-    if fig.split:
-        rows = [r for r in rows if r["split"] == fig.split]
-    if fig.episodes:
-        rows = [r for r in rows if fig.episodes[0] <= int(r["episode"]) < fig.episodes[1]]
+    rows = select_rows(rows, fig.name, fig.stages, fig.split, fig.episodes)
     if fig.task:
         if fig.task not in {r["task"] for r in rows} and fig.task not in suites():
             raise ValueError(f"figure {fig}: no task or suite {fig.task!r} in {fig.name}")

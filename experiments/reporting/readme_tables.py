@@ -28,11 +28,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from experiments.reporting.campaign import stage_rows
 from experiments.reporting.code_tables import GENERATED, regenerate_code_tables
 from experiments.reporting.cost_section import cost_section
 from experiments.reporting.failure_reasons import failures_section
 from experiments.reporting.figures import FIGURE, regenerate_figures
+from experiments.reporting.markers import episode_range, marker_args, select_rows
 from experiments.reporting.paper_comparison import anchors_section, specificity_section
 from experiments.reporting.publish import PUBLISHED, check_publishable
 from experiments.reporting.report_sections import (
@@ -51,7 +51,6 @@ from experiments.loop.results import read_rows
 
 REPO = Path(__file__).resolve().parents[2]
 _BLOCK = re.compile(r"(<!-- results (?P<args>[^>]*?) -->\n)(?P<body>.*?)(<!-- /results -->)", re.DOTALL)
-_ARG = re.compile(r"(\w+)=(\S+)")
 
 
 @dataclass(frozen=True)
@@ -67,7 +66,7 @@ class Block:
 
     @classmethod
     def parse(cls, args: str) -> "Block":
-        kv = dict(_ARG.findall(args))
+        kv = marker_args(args)
         unknown = set(kv) - {"name", "section", "conditions", "split", "baseline", "stage", "reference", "episodes"}
         if unknown or "name" not in kv or "section" not in kv:
             raise ValueError(f"bad results marker arguments {args!r} (need name= and section=; "
@@ -80,12 +79,7 @@ class Block:
             raise ValueError(f"bad results marker arguments {args!r}: reference= goes with section=paired")
         conds = tuple(kv["conditions"].split(",")) if "conditions" in kv else None
         stages = tuple(kv["stage"].split(",")) if "stage" in kv else None
-        episodes = None
-        if "episodes" in kv:
-            m = re.fullmatch(r"(\d+):(\d+)", kv["episodes"])
-            if not m or int(m.group(1)) >= int(m.group(2)):
-                raise ValueError(f"bad results marker arguments {args!r}: episodes= takes LO:HI (half-open, LO < HI)")
-            episodes = (int(m.group(1)), int(m.group(2)))
+        episodes = episode_range(kv["episodes"], f"bad results marker arguments {args!r}") if "episodes" in kv else None
         return cls(kv["name"], kv["section"], conds, kv.get("split"), kv.get("baseline"), stages, kv.get("reference"), episodes)
 
 
@@ -231,12 +225,7 @@ def render_block(block: Block, root: Path = PUBLISHED, doc: str = "README.md") -
     if not rows:
         raise ValueError(f"results {block.name!r}: no rows under {path}")
     commit = check_publishable(rows)
-    if block.stages:
-        rows = stage_rows(rows, block.stages, block.name)
-    if block.split:
-        rows = [r for r in rows if r["split"] == block.split]
-    if block.episodes:
-        rows = [r for r in rows if block.episodes[0] <= int(r["episode"]) < block.episodes[1]]
+    rows = select_rows(rows, block.name, block.stages, block.split, block.episodes)
     if block.conditions:
         rows = [r for r in rows if r["condition"] in block.conditions]
     if not rows:
