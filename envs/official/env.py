@@ -95,8 +95,11 @@ class OfficialSubgoalEnv(gym.Env):
         self._last_obs: dict = {"front_rgb": None, "wrist_rgb": None, "joint_state": np.zeros(7, np.float32),
                                 "step": 0, "clock": 0}
         self.raw_log: list[dict] | None = None
-        self._decision: dict | None = None
         """Set to a list to keep every raw official (obs, info) this env returns (the fixture recorder)."""
+        self._decision: dict | None = None
+        self._phrases: dict[str, str] = {}
+        """The plan's phrase book (``slots.plan_phrases``), read once per episode: every official task
+        writes its ``task_list`` when the episode is initialised and never changes it after."""
 
     # ------------------------------------------------------------------ the interface run_episode reads
     @property
@@ -211,7 +214,7 @@ class OfficialSubgoalEnv(gym.Env):
         return choice_slot(choice, action, self.oracle_subgoal(), index, self.plan(), offered)
 
     def command(self, text: str) -> M.Command | None:
-        return M.command_for(text, self.options(), self.oracle_subgoal(), self._oracle_label(), plan_phrases(self.plan()))
+        return M.command_for(text, self.options(), self.oracle_subgoal(), self._oracle_label(), self._phrases)
 
     def _oracle_label(self) -> str | None:
         opt = self._option_by_action(self.oracle_action())
@@ -224,7 +227,7 @@ class OfficialSubgoalEnv(gym.Env):
         return {"options": [{"label": o.get("label"), "action": o.get("action"), "available": "available" in o}
                             for o in opts],
                 "oracle": self.oracle_subgoal(), "oracle_label": self._oracle_label(), "candidates": cands,
-                "phrases": plan_phrases(self.plan())}
+                "phrases": self._phrases}
 
     def resolve(self, text: str):
         """Subgoal text -> (option label, the candidate object it would act on), as the benchmark's
@@ -265,6 +268,7 @@ class OfficialSubgoalEnv(gym.Env):
         self._t["reset_s"] += time.perf_counter() - t0
         self._log_raw("reset", None, obs, info)
         self._info = dict(info)
+        self._phrases = plan_phrases(self.plan())
         self.status, self.error, self._noop = M.status_of(info), None, 0
         self.clock = self._clock0 = M.elapsed_steps(info)
         self.steps = 0

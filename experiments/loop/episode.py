@@ -142,9 +142,8 @@ def run_episode(spec: EpisodeSpec, parts: EpisodeParts, max_decisions: int = 10_
         status, error = "error", f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=4)}"
     if status == "error" and not error:
         # every error row names its reason: a part that reports "error" without one is named instead
-        error = (f"the env reported status 'error' without a reason after {steps} steps "
-                 f"(last subgoal {subgoals[-1]['executed']!r})" if subgoals else
-                 f"the env reported status 'error' without a reason after {steps} steps")
+        last = f" (last subgoal {subgoals[-1]['executed']!r})" if subgoals else ""
+        error = f"the env reported status 'error' without a reason after {steps} steps{last}"
     memory_diag: dict[str, Any] = {}
     if parts.memory is not None:
         try:
