@@ -7,7 +7,18 @@
 #  * torch must be installed first and pinned (constraints.txt), otherwise pip resolves a
 #    multi-GB CUDA build for any package that depends on torch.
 #  * numpy<2: mplib 0.1.1 (pinned by mani-skill 3.0.1) segfaults under numpy 2.
+#  * --robomme PATH (optional): also install the benchmark's own envs from a clone of
+#    RoboMME/robomme_benchmark at PATH (python -m envs.official.install: checks the path first,
+#    then pip install --no-deps -e PATH), for --backend robomme.
 set -euo pipefail
+ROBOMME_SRC=
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --robomme) [[ $# -ge 2 ]] || { echo "error: --robomme needs a path (a clone of RoboMME/robomme_benchmark)" >&2; exit 2; }
+               ROBOMME_SRC=$2; [[ "$ROBOMME_SRC" = /* ]] || ROBOMME_SRC="$PWD/$ROBOMME_SRC"; shift 2 ;;
+    *) echo "error: unknown argument '$1' (known: --robomme PATH)" >&2; exit 2 ;;
+  esac
+done
 cd "$(dirname "$0")/.."
 
 need_vulkan() {
@@ -45,3 +56,6 @@ command -v "$PY" >/dev/null || PY=python3
 export PIP_DISABLE_PIP_VERSION_CHECK=1
 python -m pip install -q -c constraints.txt "torch==2.13.0" </dev/null
 python -m pip install -q -c constraints.txt -e ".[dev]" </dev/null
+if [[ -n "$ROBOMME_SRC" ]]; then
+  python -m envs.official.install "$ROBOMME_SRC" </dev/null
+fi

@@ -81,3 +81,29 @@ def test_official_episode_through_our_interface():
     for f in frames:
         check_frame(f)
     env.close()
+
+
+def test_the_installer_names_a_wrong_source_path_before_pip_runs(tmp_path, capsys):
+    from envs.official.install import NotARobommeCheckout, check_source, main
+
+    with pytest.raises(NotARobommeCheckout, match="no such directory"):
+        check_source(tmp_path / "nowhere")
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'x'\n")
+    with pytest.raises(NotARobommeCheckout, match=r"has no src/robomme/__init__.py, src/robomme/env_record_wrapper"):
+        check_source(tmp_path)
+    assert main([str(tmp_path)]) == 2
+    assert str(tmp_path) in capsys.readouterr().err
+    (tmp_path / "src/robomme/env_record_wrapper").mkdir(parents=True)
+    (tmp_path / "src/robomme/__init__.py").write_text("")
+    assert check_source(tmp_path) == tmp_path.resolve()
+
+
+def test_setup_refuses_a_robomme_flag_without_a_path():
+    import subprocess
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[1] / "scripts" / "setup.sh"
+    out = subprocess.run(["bash", str(script), "--robomme"], capture_output=True, text=True)
+    assert out.returncode == 2 and "--robomme needs a path" in out.stderr
+    out = subprocess.run(["bash", str(script), "--robome", "x"], capture_output=True, text=True)
+    assert out.returncode == 2 and "unknown argument '--robome'" in out.stderr
