@@ -62,7 +62,8 @@ def test_tool_thresholds_refuses_what_is_not_a_frozen_dataclass():
 def test_the_moved_constants_keep_their_values():
     # the class constants of the readers became dataclass fields with the same values
     assert dataclasses.astuple(MannerThresholds()) == (0.04, 0.06, 0.05, 8.0, 5.0, 4.0, 0.02, 25)
-    assert dataclasses.astuple(PegThresholds()) == (0.03, 0.09, 60.0, 0.9, 14, 30.0, 250)
+    assert dataclasses.astuple(PegThresholds())[:7] == (0.03, 0.09, 60.0, 0.9, 14, 30.0, 250)
+    assert PegThresholds().mark_px == 30  # added for the official envs' acceptance mark
     peg = PegReader()
     assert (peg.descent_config.low_z, peg.descent_config.up_z) == (0.03, 0.09)
     assert RouteThresholds().row_over_col == ROW_OVER_COL == 0.8

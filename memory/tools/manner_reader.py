@@ -73,14 +73,24 @@ KEY = "trajectory/procedure"
 
 
 # ------------------------------------------------------------------ pixel predicates
-def bar_mask(rgb: np.ndarray, min_area: int = 15) -> np.ndarray:
-    """Pixels of a pale warm bar (hue <= 35 deg, saturation 0.2-0.5, bright), in components >= ``min_area``.
+def bar_mask(rgb: np.ndarray, min_area: int = 15, table_gap_deg: float = 5.0) -> np.ndarray:
+    """Pixels of a warm bar, pale or saturated, in components >= ``min_area``.
 
-    The table is the same hue but saturated (about 0.6); saturated red cubes are above 0.7; the
-    robot is grey (below 0.1).
+    Pale: hue <= 35 deg, saturation 0.2-0.5, bright (the table is the same hue but saturated, about
+    0.6; saturated red cubes are above 0.7; the robot is grey, below 0.1). Saturated (0.5-0.7, the
+    official envs' salmon peg): only where the hue is at least ``table_gap_deg`` from the table's own,
+    read from this frame (the median hue of its saturated warm pixels: the table fills most of it).
     """
     h, s, v = hsv(rgb)
-    m = ((h < 35) | (h > 345)) & (s > 0.2) & (s < 0.5) & (v > 120)
+    warm = ((h < 35) | (h > 345)) & (v > 120)
+    pale = warm & (s > 0.2) & (s < 0.5)
+    mid = warm & (s >= 0.5) & (s < 0.7)
+    if mid.any():
+        table_hue = float(np.median(h[mid]))
+        gap = np.abs(((h - table_hue) + 180.0) % 360.0 - 180.0)
+        m = pale | (mid & (gap >= table_gap_deg))
+    else:
+        m = pale
     lab, n = ndimage.label(m)
     if n == 0:
         return m
@@ -139,7 +149,7 @@ MANNER_STEPS: dict[str, tuple[str, ...]] = {
 _PROPOSAL_MANNER = (
     (re.compile(r"^\s*pick up the peg\b"), "tool_push", True),
     (re.compile(r"^\s*hook the cube\b"), "tool_push", False),
-    (re.compile(r"^\s*close the gripper and push\b"), "finger_push", True),
+    (re.compile(r"^\s*close (?:the )?gripper and push\b"), "finger_push", True),  # the official option drops "the"
     (re.compile(r"^\s*pick up the cube\b"), "grasp_place", True),
     (re.compile(r"^\s*place the cube\b"), "grasp_place", False),
 )

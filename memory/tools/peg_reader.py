@@ -15,7 +15,8 @@ it started. The evidence is in the conditioning video and the arm's joint states
    few frames only). The grasp point must lie on that footprint.
 3. **Which end.** The footprint's half (along its long axis) that holds the grasp point: "near"
    (upper in the image, nearer the robot) or "far".
-4. **Accepted insertion, and the side.** The box flashes (a large saturated red region appears);
+4. **Accepted insertion, and the side.** The box flashes (a large saturated red region appears; in a
+   scene without red in its first frame, a small red mark appearing is enough: the official envs');
    during the last 4 cm the hand moved before that, it went along the hole: toward -y (arm base
    frame) means it came from the +y side ("left"), toward +y from "right".
 
@@ -64,11 +65,12 @@ TRAJ_NAME = RecordName.DEMONSTRATED_INSERTION
 
 
 def _peg_pick(sg: Subgoal | None) -> Point | None:
-    """Where a proposal "pick up the peg at <y, x> ..." grasps the peg, or None for any other proposal."""
-    if sg is None or sg.verb.lower() != "pick up" or not sg.noun_phrases:
+    """Where a proposal picking up the peg grasps it: the first point of its noun phrases, on the peg
+    ("pick up the peg at <y, x> by its far end") or on the end it names ("pick up the peg by grasping
+    the far end at <y, x>", the official wording); None for any other proposal."""
+    if sg is None or sg.verb.lower() != "pick up" or not sg.noun_phrases or sg.noun_phrases[0].head.lower() != "peg":
         return None
-    first = sg.noun_phrases[0]
-    return first.point if first.head.lower() == "peg" else None
+    return next((np_.point for np_ in sg.noun_phrases if np_.point is not None), None)
 
 
 def _insert_side(sg: Subgoal | None) -> str | None:
@@ -112,6 +114,10 @@ class PegThresholds:
     """Mean summed |RGB| difference under which a live bar is "back in place"."""
     flash_px: int = 250
     """A red region this large is the box flashing (a bar's red end is under 120 px)."""
+    mark_px: int = 30
+    """In a scene with no red in its first frame, a red region this large appearing is the box's
+    acceptance mark (the official envs light a small red dot on the box face, 45-75 px, instead of
+    flashing the whole box)."""
 
 
 @register_tool(order=170)
@@ -141,6 +147,7 @@ class PegReader(Tool):
         self._up_frames = 0
         self._tcp: list[tuple[int, np.ndarray]] = []
         self._flash_step: int | None = None
+        self._signal_px = self.config.flash_px
         self._done = False
         self.grasp_px: tuple[int, int] | None = None
         self.end: str | None = None  # near | far
@@ -171,6 +178,8 @@ class PegReader(Tool):
         if self._rgb0 is None:
             self._rgb0 = rgb
             self._kept = np.zeros(rgb.shape[:2], int)
+            # with red already in the scene (a bar's red end), only a whole-box flash is the signal
+            self._signal_px = self.config.flash_px if find_blobs(rgb, ["red"], min_area=10) else self.config.mark_px
             return
         self._tcp.append((frame.step, tcp))
         if not self._lifted:
@@ -178,7 +187,7 @@ class PegReader(Tool):
             return
         if self._flash_step is not None:
             return
-        if find_blobs(rgb, ["red"], min_area=self.config.flash_px):
+        if find_blobs(rgb, ["red"], min_area=self._signal_px):
             self._flash_step = frame.step
             return
         if tcp[2] > self.config.up_z:

@@ -57,6 +57,7 @@ from memory.store.memory_store import MemoryStore
 from memory.contract.render_need import RenderNeed
 from memory.tools.base import Tool, register_tool
 from memory.perception.blobs import hsv
+from memory.robot.arm_view import panda_tcp
 from subgoals.edits import SetDirections, SubgoalEdit
 from subgoals.record_names import RecordName
 from memory.tools.groups import ToolGroup
@@ -73,6 +74,10 @@ __all__ = [
 ]
 
 KEY = "trajectory/route"
+
+_FRESH_FRAMES = 3
+"""A cue is newly lit when no cue was within ``node_px`` of it in this many frames before (a disc the
+stick hides for a frame or two is the same lighting)."""
 NAME = RecordName.DEMONSTRATED_ROUTE
 
 ROW_OVER_COL = 0.8
@@ -214,6 +219,12 @@ class RouteThresholds:
     """Smallest offset of the tip's path from the chord that makes an arc (its circling sense)."""
     min_sense: float = 0.6
     """Smallest mean side (-1..1) of the path relative to the chord that makes a clear circling sense."""
+    arc_bulge_m: float = 0.04
+    """Smallest offset (m, robot frame) of the hand's path from a move's chord that makes it an arc
+    around an obstacle, named by side and circling sense (measured: 0.08-0.10 m around a stick, under
+    0.003 m on a straight lattice step, on both backends)."""
+    arc_deadband_m: float = 0.01
+    """Offsets of the hand's path from the chord below this (m) are on it: they count to no side."""
     still_rad: float = 3e-3
     """Largest per-frame joint change (rad) at which the arm counts as at rest (a pause at a node)."""
     row_over_col: float = ROW_OVER_COL
@@ -269,6 +280,8 @@ class RouteReader(Tool):
         self._first_red: list[tuple[float, float, int]] | None = None
         self._prev_cues: list[tuple[float, float, int]] = []
         self._cue_events: list[tuple[int, float, float]] = []  # (demo frame, row, col)
+        self._sightings: list[tuple[int, float, float]] = []  # every newly lit cue (demo frame, row, col)
+        self._recent_cues: list[list[tuple[float, float, int]]] = []  # cues of the last few demo frames
         self._demo_joints: list = []  # the arm's joint states of the demonstration frames
         self._demo_rgb: list[np.ndarray] = []  # read-only views of the demonstration frames, until parsed
         self._static: np.ndarray | None = None  # scenery of the robot's colours (gray rings, gray obstacles)
@@ -315,16 +328,34 @@ class RouteReader(Tool):
         self._demo_frames += 1
         cues = find_cues(rgb)
         if self._first_red is None:
-            self._first_red = cues  # red already present before anything was touched: scenery, not cues
+            # red already present before anything was touched: scenery, unless it goes out during the
+            # demonstration (a start node lit before the first frame and cleared, as the official
+            # envs record it: see _cleared_first_red)
+            self._first_red = cues
         else:
+            recent = [q for f in self._recent_cues for q in f]
             for r, c, _area in cues:
-                fresh = not _near((r, c), self._prev_cues, self.config.node_px)
-                scenery = _near((r, c), self._first_red, self.config.node_px)
-                known = _near((r, c), [(e[1], e[2]) for e in self._cue_events], self.config.node_px)
-                if fresh and not scenery and not known:
-                    self._cue_events.append((self._demo_frames - 1, r, c))
+                if not _near((r, c), recent, self.config.node_px):  # off for the last few frames: newly lit
+                    self._sightings.append((self._demo_frames - 1, r, c))
+        self._recent_cues = [*self._recent_cues[-(_FRESH_FRAMES - 1):], cues]
         self._prev_cues = cues
         self._demo_rgb.append(rgb)
+
+    def _resolve_cue_events(self) -> None:
+        """Cue events from the newly lit sightings: away from scenery, and not the node of the event
+        before (the same disc flickering as the stick half hides it). A node lit again after another
+        one is a return to it (a route may pass a node twice)."""
+        scenery, cleared = self._cleared_first_red()
+        last = cleared[0] if len(cleared) == 1 else None
+        events = []
+        for k, r, c in self._sightings:
+            if _near((r, c), scenery, self.config.node_px):
+                continue
+            if last is not None and _near((r, c), [last], self.config.node_px):
+                continue
+            events.append((k, r, c))
+            last = (r, c)
+        self._cue_events = events
 
     def _tip(self, rgb: np.ndarray, mask: np.ndarray | None = None) -> tuple[float, float] | None:
         m = robot_mask(rgb) if mask is None else mask.copy()
@@ -341,6 +372,7 @@ class RouteReader(Tool):
         if self._demo_frames == 0:
             self.reason = "no demonstration frames"
             return
+        self._resolve_cue_events()
         if self._cue_events:
             self.kind = "cue"
             self._parse_cues(frame)
@@ -353,14 +385,35 @@ class RouteReader(Tool):
             self.commit(store, KEY, TrajectoryRecord(NAME, self.segments, 0, Source.DEMONSTRATION), step=frame.step,
                         reason=f"{self.kind} route verified: {self.reason}", accepted=True)
 
+    def _cleared_first_red(self) -> tuple[list[tuple[float, float]], list[tuple[float, float]]]:
+        """(red of the first frame still lit in the last: scenery; red of the first frame gone by the
+        last: a node lit before the demonstration began and cleared during it)."""
+        last = self._prev_cues  # the cues of the last demonstration frame
+        first = [q[:2] for q in self._first_red or []]
+        cleared = [p for p in first if not _near(p, last, self.config.node_px)]
+        return [p for p in first if p not in cleared], cleared
+
     def _parse_cues(self, frame: Frame) -> None:
         cues = [(r, c) for _, r, c in self._cue_events]
         live = [(r, c) for r, c, _ in find_cues(frame.rgb)]
-        starts = [p for p in live if not _near(p, cues, self.config.node_px) and not _near(p, [q[:2] for q in self._first_red or []], self.config.node_px)]
+        scenery, cleared = self._cleared_first_red()
+        # the start node is lit again in the first live frame (the hidden return to the start); it
+        # may also have been lit in the first demonstration frame and cleared since (not scenery)
+        starts = [p for p in live if not _near(p, cues, self.config.node_px) and not _near(p, scenery, self.config.node_px)]
         if len(starts) != 1:
             self.reason = f"{len(starts)} lit start nodes in the first live frame (need exactly one)"
             return
+        if cleared and not _near(starts[0], cleared, self.config.node_px):
+            self.reason = (f"the live start node {tuple(round(v) for v in starts[0])} is not the node lit at the "
+                           f"demonstration's start {tuple(round(v) for v in cleared[0])}")
+            return
         nodes = [starts[0], *cues]
+        arcs = self._cue_arcs(nodes)
+        if arcs is not None:
+            self.nodes, self.segments = nodes, arcs
+            self.verified = True
+            self.reason = f"{len(cues)} cue events + the lit start node -> {len(arcs)} arcs around obstacles"
+            return
         words = []
         for a, b in zip(nodes[:-1], nodes[1:]):
             dr, dc = b[0] - a[0], b[1] - a[1]
@@ -374,15 +427,63 @@ class RouteReader(Tool):
         self.verified = True
         self.reason = f"{len(cues)} cue events + the lit start node -> {len(words)} segments"
 
-    def _parse_arcs(self, frame: Frame) -> None:
+    def _arm_moves(self, times: list[int]) -> list[tuple[str, float, float]] | None:
+        """Each move between two demonstration frames of ``times``, read from the arm's own joint
+        states: (side, mean side of the hand's path off the chord -1..1, its largest offset in m),
+        in the robot's base frame by forward kinematics (a Panda's public kinematic parameters, no
+        scene knowledge). ``None`` without joint states on every frame.
+
+        The hand's path on the table is what the route is: the picture of it is foreshortened and
+        the stick's tip is hidden behind the obstacles it circles, the joints are not.
+        """
+        joints = self._demo_joints
+        if len(joints) != self._demo_frames or not joints or any(q is None for q in joints):
+            return None
+        xy = np.array([panda_tcp(np.asarray(q, float)[:7])[:2] for q in joints])
+        out = []
+        for a, b in zip(times[:-1], times[1:]):
+            d = xy[b] - xy[a]
+            norm = float(np.hypot(*d))
+            if norm < 1e-6:
+                out.append(("", 0.0, 0.0))
+                continue
+            rel = xy[a:b + 1] - xy[a]
+            cross = (d[0] * rel[:, 1] - d[1] * rel[:, 0]) / norm  # (x forward, y left): > 0 left of travel
+            big = cross[np.abs(cross) > self.config.arc_deadband_m]
+            sense = float(np.sign(big).mean()) if len(big) else 0.0
+            out.append(("left" if d[1] > 0 else "right", sense, float(np.abs(cross).max())))
+        return out
+
+    def _cue_arcs(self, nodes: list[tuple[float, float]]) -> tuple[str, ...] | None:
+        """Side and circling sense of every move between cue-lit nodes, when the hand's path (joint
+        states) bulges clearly off every move's chord (it went around something); ``None`` when a
+        move is straight (a lattice step, named by its compass word) or there are no joint states.
+
+        The official RouteStick lights its nodes as PatternLock does, but the moves between them
+        circle upright sticks: the route is the arcs, and the cues only say where the nodes are.
+        """
+        moves = self._arm_moves([0] + [k for k, _, _ in self._cue_events])
+        if moves is None or len(moves) != len(nodes) - 1:
+            return None
+        if not all(bulge >= self.config.arc_bulge_m and abs(sense) >= self.config.min_sense for _, sense, bulge in moves):
+            return None
+        return tuple(f"{side} {'clockwise' if sense > 0 else 'counterclockwise'}" for side, sense, _ in moves)
+
+    def _tip_track(self) -> list[tuple[float, float] | None]:
+        """The stick tip in every demonstration frame (one-frame glitches removed); sets the scenery
+        masks the live tip is read against."""
         frames = self._demo_rgb
         masks = [robot_mask(f) for f in frames]
         # unsaturated pixels present in nearly every frame are scenery (gray rings, gray obstacles)
         self._static = np.mean(masks, axis=0) > 0.85
         self._background = np.median(np.stack(frames[:: max(1, len(frames) // 60)]), axis=0).astype(np.int16)
         raw = [self._tip(f, m) for f, m in zip(frames, masks)]
-        track = [_median3(raw, k) for k in range(len(raw))]  # one-frame glitches (stick hidden) removed
-        self._track = track
+        self._track = [_median3(raw, k) for k in range(len(raw))]
+        return self._track
+
+    def _parse_arcs(self, frame: Frame) -> None:
+        frames = self._demo_rgb
+        track = self._tip_track()
         # the arm pauses between moves: its joints nearly stop (the video carries the joint states);
         # without them, the picture nearly stops changing
         joints = self._demo_joints
@@ -412,20 +513,19 @@ class RouteReader(Tool):
         if any(n is None for n in nodes) or len(nodes) < 2:
             self.reason = "tip not found at a dwell"
             return
-        words = []
-        for k in range(len(nodes) - 1):
-            a, b = nodes[k], nodes[k + 1]
-            dc = b[1] - a[1]
-            if abs(dc) < self.config.min_side_px:
-                self.reason = f"move {k} goes {dc:.1f}px sideways: no clear side"
+        # the hand's path from the joint states where the video carries them (robot frame, the tip
+        # hidden behind an obstacle does not matter); else the tip's path in the picture
+        moves = self._arm_moves([(i + j - 1) // 2 for i, j in runs])
+        if moves is not None:
+            for k, (_side, sense, bulge) in enumerate(moves):
+                if abs(sense) < self.config.min_sense or bulge < self.config.arc_bulge_m:
+                    self.reason = f"move {k}: unclear circling sense of the hand (mean side {sense:+.2f}, bulge {bulge:.3f} m)"
+                    return
+            words = [f"{side} {'clockwise' if sense > 0 else 'counterclockwise'}" for side, sense, _ in moves]
+        else:
+            words = self._tip_arcs(nodes, runs, track)
+            if words is None:
                 return
-            path = np.array([p for p in track[runs[k][1]:runs[k + 1][0]] if p is not None], float).reshape(-1, 2)
-            sense, bulge = segment_sense(path, a, b)
-            if abs(sense) < self.config.min_sense or bulge < self.config.min_bulge_px:
-                self.reason = f"move {k}: unclear circling sense (mean side {sense:+.2f}, bulge {bulge:.1f}px)"
-                return
-            side = "left" if dc > 0 else "right"  # image right = robot left
-            words.append(f"{side} {'clockwise' if sense > 0 else 'counterclockwise'}")
         tip = self._tip(frame.rgb)
         if tip is None or np.hypot(tip[0] - nodes[0][0], tip[1] - nodes[0][1]) > self.config.node_px:
             self.reason = f"the live tip {tip} is not over the demonstrated start {tuple(round(v, 1) for v in nodes[0])}"
@@ -433,6 +533,25 @@ class RouteReader(Tool):
         self.nodes, self.segments = [tuple(map(float, n)) for n in nodes], tuple(words)
         self.verified = True
         self.reason = f"{len(runs)} dwell places -> {len(words)} segments; live start confirmed"
+
+    def _tip_arcs(self, nodes, runs, track) -> list[str] | None:
+        """Side and circling sense of each move from the stick tip's path in the picture (a video
+        without joint states); ``None`` (with the reason set) when a move is unclear."""
+        words = []
+        for k in range(len(nodes) - 1):
+            a, b = nodes[k], nodes[k + 1]
+            dc = b[1] - a[1]
+            if abs(dc) < self.config.min_side_px:
+                self.reason = f"move {k} goes {dc:.1f}px sideways: no clear side"
+                return None
+            path = np.array([p for p in track[runs[k][1]:runs[k + 1][0]] if p is not None], float).reshape(-1, 2)
+            sense, bulge = segment_sense(path, a, b)
+            if abs(sense) < self.config.min_sense or bulge < self.config.min_bulge_px:
+                self.reason = f"move {k}: unclear circling sense (mean side {sense:+.2f}, bulge {bulge:.1f}px)"
+                return None
+            side = "left" if dc > 0 else "right"  # image right = robot left
+            words.append(f"{side} {'clockwise' if sense > 0 else 'counterclockwise'}")
+        return words
 
     # ------------------------------------------------------------------ live progress
 
