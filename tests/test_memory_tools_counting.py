@@ -11,6 +11,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from subgoals.grammar import points_in
+
 from envs import episode_spec, make_env
 from envs.core.builders.parking import hide_visual, park
 from memory.contract.frames import Frame
@@ -133,6 +135,28 @@ def test_flash_gate_swings_again_or_puts_down(swing):
     tool.observe(_frame(step + 30, lit["right"]), store)
     held = tool.gated(put, store)
     assert held is not None and held.startswith("move to the top of the right-side target")
+
+
+def test_the_unlit_target_is_found_by_its_likeness_to_the_flashed_one(swing):
+    """After the first right-side visit a memoryless proposal can name the left side's move before
+    the left target ever lit (the official option takes either target): the gate points it at the
+    place of the first live frame that looks like the flashed target, on the left, and writes that
+    place down as a layout record."""
+    goal = swing["goal"].replace("then put it down on the left-side target",
+                                 "then move it to the top of the left-side target, repeating this back-and-forth "
+                                 "motion two times")
+    tool, store = _swing_counter(goal)
+    dark, lit = swing["dark"], swing["lit"]
+    for step, rgb in ((30, dark), (34, lit["right"]), (38, lit["right"])):
+        tool.observe(_frame(step, rgb), store)
+    assert tool.counts() == (1, 0, "right") and tool.site_point("left") is None
+    out = tool.gated("put the red cube on the table", store)
+    assert out is not None and out.startswith("move to the top of the left-side target at <")
+    (y, x), (ty, tx) = points_in(out)[0].as_tuple(), swing["where"]["left"]
+    assert abs(y - ty) <= 4 and abs(x - tx) <= 4, (out, swing["where"])
+    assert store.get("layout/left-side target").position == (y, x)
+    again = tool.gated("move to the top of the right-side target at <%d, %d>" % swing["where"]["right"], store)
+    assert again == out  # the same target for the same decision
 
 
 def test_flash_counter_stays_idle_on_other_goals():

@@ -85,6 +85,31 @@ def test_a_manner_is_chosen_once_after_the_demonstration():
     assert choice_slot(manner, "pick up the peg", "pick up the peg at <41, 42>", 4, plan, offered) is None
 
 
+SWING_TOP, PUT_DOWN = "move to the top of the target", "put the cube on the table"
+RIGHT, LEFT = (77, 79), (86, 181)
+SWING_PLAN = [  # SwingXtimes train episode 0, two round trips
+    PlanStep("pick up the cube", "pick up the red cube at <>", ((64, 113),)),
+    PlanStep(SWING_TOP, "move to the top of the right-side target at <> for the first time", (RIGHT,)),
+    PlanStep(SWING_TOP, "move to the top of the left-side target at <> for the first time", (LEFT,)),
+    PlanStep(SWING_TOP, "move to the top of the right-side target at <> for the second time", (RIGHT,)),
+    PlanStep(SWING_TOP, "move to the top of the left-side target at <> for the second time", (LEFT,)),
+    PlanStep(PUT_DOWN, "put the red cube on the table", ()),
+    PlanStep("press the button", "press the button at <>", ((67, 150),)),
+]
+
+
+def test_an_option_taking_either_target_names_each_target_in_its_own_words():
+    """The official "move to the top of the target" takes either target; each is offered as the plan
+    words it ("the right-side target" at the right one), never in the other target's words."""
+    swing = card_of("SwingXtimes").official_history_choices[0]
+    offered = [OfferedOption("pick up the cube", ((64, 113),)), OfferedOption(SWING_TOP, (RIGHT, LEFT)),
+               OfferedOption(PUT_DOWN), OfferedOption("press the button", ((67, 150),))]
+    oracle = "move to the top of the left-side target at <86, 181> for the first time"
+    slot = choice_slot(swing, SWING_TOP, oracle, 2, SWING_PLAN, offered)
+    assert slot.alternatives == ("move to the top of the right-side target at <77, 79> for the second time", oracle,
+                                 "put the red cube on the table")
+
+
 def test_a_prefix_action_covers_every_offered_direction():
     way = OfficialChoice("direction", ("move *",))
     assert way.covers("move forward") and way.covers("move left") and not way.covers("remain static")

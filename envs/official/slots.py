@@ -130,6 +130,22 @@ def _plan_text(action: str, index: int, plan: Sequence[PlanStep]) -> PlanStep | 
     return next((s for s in plan if s.action == action), None)
 
 
+def _own_candidate(oracle_text: str, candidates: Sequence[Pixel | None]) -> int | None:
+    """Index of the candidate the oracle's text points at (nearest its point), or None without one."""
+    point = subgoal_point(oracle_text)
+    return None if point is None else nearest(point, candidates)
+
+
+def _step_naming(action: str, point: Pixel, index: int, plan: Sequence[PlanStep], tol_px: float = 6.0) -> PlanStep | None:
+    """The live plan step of ``action`` whose own object is the candidate at ``point`` (its first
+    projected point within ``tol_px``), nearest the current ``index`` (the next one, else the last
+    before it); None when the plan never acts on that candidate with this option."""
+    live = [(i, s) for i, s in enumerate(plan) if s.action == action and not s.demonstration and s.points
+            and s.points[0] is not None and (s.points[0][0] - point[0]) ** 2 + (s.points[0][1] - point[1]) ** 2 <= tol_px ** 2]
+    ahead = [s for i, s in live if i >= index]
+    return ahead[0] if ahead else (live[-1][1] if live else None)
+
+
 def choice_slot(choice: OfficialChoice, oracle_action: str, oracle_text: str, index: int,
                 plan: Sequence[PlanStep], offered: Sequence[OfferedOption]) -> HistorySlot | None:
     """The slot of a decision between options, or None when this decision is not one the choice
@@ -153,7 +169,14 @@ def choice_slot(choice: OfficialChoice, oracle_action: str, oracle_text: str, in
             step = _plan_text(opt.action, index, plan)
             base, own = (opt.action, ()) if step is None else (step.template, step.points)
         if opt.candidates is not None:
-            alts += [_grounded(base, p) for p in opt.candidates if p is not None]
+            own = _own_candidate(oracle_text, opt.candidates) if opt.action == oracle_action else None
+            for i, p in enumerate(opt.candidates):
+                if p is None:
+                    continue
+                step = None if i == own else _step_naming(opt.action, p, index, plan)
+                # a candidate the plan names in its own words ("the left-side target") is offered in
+                # those words, never in another step's ("the right-side target" pointing at the left one)
+                alts.append(_grounded(base, p) if step is None else _fill(step.template, (p, *step.points[1:])))
         else:
             alts.append(_fill(base, own) if "<>" in base else base)
     if not any(opt.action == oracle_action for opt in offered):
