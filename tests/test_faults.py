@@ -180,3 +180,15 @@ def test_corrupt_results_line_on_resume_reruns_only_that_unit(tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ResultsWarning)
         assert sorted(r["episode"] for r in read_rows(tmp_path)) == [0, 1, 2, 3, 4]
+
+
+def test_a_memory_that_rewrites_right_proposals_wrong_is_scored_harmful_everywhere(tmp_path):
+    """Every rewrite is scored against the oracle, not only at history slots: PickXtimes's first pick
+    is no slot (the goal settles it), and a memory that turns it into holding still is harmful there."""
+    assert run.main(["--tasks", "PickXtimes", "--conditions", "memory:harmful_memory:HoldStill", "--wandb", "disabled",
+                     "--out", str(tmp_path), "--episodes", "0", "--max-steps", "64"]) == 0
+    (row,) = read_rows(tmp_path)
+    mem = row["memory"]
+    assert row["status"] == "timeout" and mem["rewrites"] >= 1
+    assert mem["rewrites_harmful"] == mem["rewrites"] == mem["rewrites_wrong"]
+    assert mem["rewrites_off_slot"] >= 1 and row["history_audit"]["decisions"] == 0

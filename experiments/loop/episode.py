@@ -93,7 +93,8 @@ def run_episode(spec: EpisodeSpec, parts: EpisodeParts, max_decisions: int = 10_
     steps, status, error = 0, "error", None
     goal = ""
     subgoals: list[dict] = []
-    audit = {"decisions": 0, "matches_oracle": 0, "rewrites": 0, "rewrites_right": 0, "rewrites_wrong": 0}
+    audit = {"decisions": 0, "matches_oracle": 0, "rewrites": 0, "rewrites_right": 0, "rewrites_wrong": 0,
+             "rewrites_harmful": 0, "rewrites_off_slot": 0}
     history = HistoryAudit()
     assessment = Assessment()
     try:
@@ -126,8 +127,12 @@ def run_episode(spec: EpisodeSpec, parts: EpisodeParts, max_decisions: int = 10_
             audit["decisions"] += 1
             audit["matches_oracle"] += int(right)
             if info.get("rewritten"):
+                # every rewrite is scored, at a history slot or not: a memory that rewrites a right
+                # proposal into a wrong one anywhere is harmful, whatever the slots say
                 audit["rewrites"] += 1
                 audit["rewrites_right" if right else "rewrites_wrong"] += 1
+                audit["rewrites_off_slot"] += slot is None
+                audit["rewrites_harmful"] += (not right) and _resolution(resolver, proposed) == target
             if not subgoals or subgoals[-1]["executed"] != executed or subgoals[-1]["oracle"] != oracle:
                 subgoals.append({"step": info["steps"], "oracle": oracle, "proposed": proposed, "executed": executed, "right": right})
             done = terminated or truncated
