@@ -164,6 +164,12 @@ class OpenPIPolicy(Policy):
         self.seed: int | None = None
         self._queries = 0
         self._reset_pending = False
+        self.episode_context: dict | None = None
+        """Sent with the reset message (``{"reset": True, "episode": {...}}``) when set: the episode's
+        identity (task, split, index, env seed), for a server that simulates it (the planner server,
+        ``policies/planner_server.py``). The benchmark's server reads only ``reset``."""
+        self.reset_timeout_s = max(self.recv_timeout_s, 600.0)
+        """Bound on the reset reply: a simulating server builds the episode's env and plays its video."""
         self.resets_sent = 0
         self.reset_timing: dict[str, Any] | None = None
 
@@ -248,7 +254,8 @@ class OpenPIPolicy(Policy):
         self._queries = 0
         self._reset_pending = True
 
-    def _roundtrip(self, message: dict, *, late: str, during: str, failed: str) -> tuple[Any, float]:
+    def _roundtrip(self, message: dict, *, late: str, during: str, failed: str,
+                   timeout_s: float | None = None) -> tuple[Any, float]:
         """Send ``message``, wait (bounded) for the reply; returns it decoded and the roundtrip in ms.
 
         Any failure closes the connection first (a late reply must die with it) and raises:
@@ -260,11 +267,12 @@ class OpenPIPolicy(Policy):
         t0 = time.monotonic()
         try:
             self._ws.send(self._packer.pack(message))
-            raw = self._ws.recv(timeout=self.recv_timeout_s)
+            raw = self._ws.recv(timeout=self.recv_timeout_s if timeout_s is None else timeout_s)
         except TimeoutError as exc:
             self.close()
+            waited = self.recv_timeout_s if timeout_s is None else timeout_s
             raise PolicyTimeout(
-                f"openpi server {self.uri} sent no reply to {late} within {self.recv_timeout_s:g} s; connection closed"
+                f"openpi server {self.uri} sent no reply to {late} within {waited:g} s; connection closed"
             ) from exc
         except (ConnectionClosed, OSError) as exc:
             self.close()
@@ -281,8 +289,10 @@ class OpenPIPolicy(Policy):
 
     def _send_reset(self) -> None:
         """Send ``{"reset": True}`` and wait (bounded) for ``{"reset_finished": True}``."""
+        message = dict(RESET_MESSAGE, **({"episode": dict(self.episode_context)} if self.episode_context else {}))
         reply, roundtrip_ms = self._roundtrip(
-            RESET_MESSAGE,
+            message,
+            timeout_s=self.reset_timeout_s if self.episode_context else None,
             late=f"the reset message (episode seed {self.seed})",
             during="on the reset message",
             failed=("failed on the reset message (is it a plain openpi server? then use "

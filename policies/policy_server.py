@@ -190,8 +190,9 @@ class PolicyServer:
             self._queries += 1
             return self._queries
 
-    def _reset(self) -> dict:
-        """The benchmark server's reset: the sampling generator starts over from ``seed``."""
+    def _reset(self, message: dict | None = None) -> dict:
+        """The benchmark server's reset: the sampling generator starts over from ``seed``
+        (``message``, the decoded reset message, is for subclasses that read more of it)."""
         t0 = time.monotonic()
         with self._lock:
             self._rng = np.random.default_rng(self.seed)
@@ -201,6 +202,10 @@ class PolicyServer:
     def _infer(self, obs: dict) -> np.ndarray:
         with self._lock:  # one generator for all connections, drawn in query order
             return self._policy(obs, self.horizon, self.action_dim, self._rng)
+
+    def _reply_extra(self) -> dict:
+        """Keys a subclass adds to every reply (after ``_infer`` of the same connection)."""
+        return {}
 
     def _handle(self, ws: ServerConnection) -> None:
         ws.send(msgpack_numpy.packb(self.metadata))
@@ -219,7 +224,18 @@ class PolicyServer:
                     decoded = None  # undecodable: fails below like any bad observation
                 if is_reset_message(decoded):
                     try:
-                        ws.send(packer.pack(self._reset()))
+                        reply = self._reset(decoded)
+                    except Exception:
+                        text = traceback.format_exc()
+                        log.error("reset failed:\n%s", text)
+                        try:
+                            ws.send(text)
+                            ws.close(code=1011, reason="internal error")
+                        except ConnectionClosed:
+                            pass
+                        return
+                    try:
+                        ws.send(packer.pack(reply))
                     except ConnectionClosed:
                         return
                     continue
@@ -254,6 +270,7 @@ class PolicyServer:
             }
             if prev_total_ms is not None:
                 reply["server_timing"]["prev_total_ms"] = prev_total_ms
+            reply.update(self._reply_extra())
             try:
                 ws.send(packer.pack(reply))
             except ConnectionClosed:

@@ -30,10 +30,11 @@ def make_obs(joints=None, step=0, width=0.04, subgoal="pick up the red cube at <
 
 
 @contextlib.contextmanager
-def server_process(*args: str, startup_timeout_s: float = 20.0):
-    """Run `python -m policies.policy_server --port 0 ...`; yield (proc, port)."""
-    cmd = [sys.executable, "-m", "policies.policy_server", "--host", "127.0.0.1", "--port", "0",
-           "--max-lifetime-s", "60", *args]
+def server_process(*args: str, startup_timeout_s: float = 20.0, module: str = "policies.policy_server",
+                   lifetime_s: float = 60):
+    """Run `python -m <module> --port 0 ...` (a policy server); yield (proc, port)."""
+    cmd = [sys.executable, "-m", module, "--host", "127.0.0.1", "--port", "0",
+           "--max-lifetime-s", str(lifetime_s), *args]
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL, text=True)

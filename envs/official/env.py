@@ -130,7 +130,17 @@ class OfficialSubgoalEnv(gym.Env):
         from robomme.robomme_env.utils.vqa_options import get_vqa_options
 
         dummy = {"obj": None, "name": None, "seg_id": None}
-        return get_vqa_options(self._oracle_wrapper().env, None, dummy, self.task_name)
+        return get_vqa_options(self._vqa_env(), None, dummy, self.task_name)
+
+    def _vqa_env(self):
+        """The env the benchmark's option table is built on (the one under its planner wrapper)."""
+        return self._oracle_wrapper().env
+
+    def _camera(self):
+        """(intrinsic, extrinsic, image shape) of the official front camera, as the benchmark's planner
+        wrapper caches them (OpenCV conventions), for projecting objects into the front image."""
+        w = self._oracle_wrapper()
+        return w._front_camera_intrinsic_cv, w._front_camera_extrinsic_cv, w._front_rgb_shape
 
     def candidate_points(self, option: Mapping) -> list[tuple[int, int] | None]:
         """``(y, x)`` of each candidate object of ``option`` in the front image, projected with the
@@ -138,12 +148,11 @@ class OfficialSubgoalEnv(gym.Env):
         from robomme.robomme_env.utils.choice_action_mapping import (
             _unique_candidates, extract_actor_position_xyz, project_world_to_pixel)
 
-        w = self._oracle_wrapper()
+        k, e, shape = self._camera()
         out = []
         for actor in _unique_candidates(option.get("available")):
             pos = extract_actor_position_xyz(actor)
-            xy = None if pos is None else project_world_to_pixel(pos, w._front_camera_intrinsic_cv,
-                                                                 w._front_camera_extrinsic_cv, w._front_rgb_shape)
+            xy = None if pos is None else project_world_to_pixel(pos, k, e, shape)
             out.append(None if xy is None else (int(xy[1]), int(xy[0])))
         return out
 
@@ -176,10 +185,9 @@ class OfficialSubgoalEnv(gym.Env):
         """``(y, x)`` of an official actor in the front image, with the official camera (None: out of view)."""
         from robomme.robomme_env.utils.choice_action_mapping import extract_actor_position_xyz, project_world_to_pixel
 
-        w = self._oracle_wrapper()
+        k, e, shape = self._camera()
         pos = extract_actor_position_xyz(actor) if actor is not None else None
-        xy = None if pos is None else project_world_to_pixel(pos, w._front_camera_intrinsic_cv,
-                                                             w._front_camera_extrinsic_cv, w._front_rgb_shape)
+        xy = None if pos is None else project_world_to_pixel(pos, k, e, shape)
         return None if xy is None else (int(xy[1]), int(xy[0]))
 
     def _segment_point(self) -> tuple[int, int] | None:

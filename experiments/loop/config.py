@@ -529,11 +529,10 @@ OUTCOME_FIELDS: tuple[str, ...] = (
 
 def _check_official(cfg: "ExperimentConfig") -> None:
     """What ``--backend robomme`` cannot run (yet), and the package it needs, as a ConfigError."""
-    if cfg.policy.kind != "scripted":
-        raise ConfigError(f"--backend robomme runs the benchmark's own multi_choice planner; --policy {cfg.policy.kind} "
-                          "is not wired to the official envs yet (use --policy scripted)")
-    if cfg.render.video:
-        raise ConfigError("--video is not supported with --backend robomme yet")
+    if cfg.policy.kind == "lerobot":
+        raise ConfigError("--backend robomme with --policy lerobot is not wired yet: serve the checkpoint behind an "
+                          "openpi-protocol server and use --policy openpi (or --policy scripted for the benchmark's "
+                          "multi_choice planner)")
     if cfg.env.goal_style != "template":
         raise ConfigError(f"--goal-style {cfg.env.goal_style} rewords our envs' goals; --backend robomme uses the "
                           "benchmark's own goal texts (use --goal-style template)")

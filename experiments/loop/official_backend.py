@@ -29,7 +29,24 @@ def official_spec(unit: WorkUnit):
     return official_episode_spec(unit.task, unit.episode, unit.split)
 
 
-def build_official_parts(unit: WorkUnit, cfg) -> EpisodeParts:
+@lru_cache(maxsize=4)
+def _official_joint_env(task: str, split: str, max_steps: int, render_lod: str):
+    from envs.official.joint_env import OfficialJointEnv
+
+    return OfficialJointEnv(task, split=split, max_steps=max_steps, render_lod=render_lod)
+
+
+def build_official_parts(unit: WorkUnit, cfg, video_path=None) -> EpisodeParts:
+    """The parts of one official episode; with ``video_path``, the episode is recorded there (mp4,
+    the conditioning video then the front camera every ``--render-stride`` steps, annotated).
+
+    ``--policy scripted``: the benchmark's ``multi_choice`` planner executes each subgoal.
+    ``--policy openpi``: the official env runs in the ``joint_angle`` action space and a policy
+    server answers each subgoal with a chunk (a π0.5 server, or ``policies/planner_server.py``);
+    the reset message names the episode, for a server that simulates it.
+    """
+    if cfg.policy.kind != "scripted":
+        return _learned_policy_parts(unit, cfg, video_path)
     from experiments.loop.render_schedule import render_schedule
     from experiments.loop.composer_factory import build_composer
 
@@ -45,7 +62,8 @@ def build_official_parts(unit: WorkUnit, cfg) -> EpisodeParts:
         if cond.flags.uses_true_state:
             raise ValueError(f"condition {unit.condition!r} reads our envs' privileged state (the oracle ladder); "
                              "it has no official-backend equivalent yet")
-    sched = render_schedule(cfg, memory=memory, composer=cfg.composer_for(cond), policy_images=False, record=False)
+    sched = render_schedule(cfg, memory=memory, composer=cfg.composer_for(cond), policy_images=False,
+                            record=video_path is not None)
     # the official wrappers render every frame anyway; the schedule decides which ones the memory is shown
     env.frame_stride, env.video_stride = sched.front_stride, sched.env_video_stride
     env.timers = {"memory_s": memory.time_s} if hasattr(memory, "time_s") else {}
@@ -55,6 +73,55 @@ def build_official_parts(unit: WorkUnit, cfg) -> EpisodeParts:
         from wrappers.recent_frames import RecentFrames
 
         top = MemoryWrapper(env, memory) if cond.recent_window is None else RecentFrames(env, memory, cond.recent_window)
+    if video_path is not None:
+        from wrappers.record_episode import RecordEpisode
+
+        top = RecordEpisode(top, video_path)
     composer = build_composer(cfg.composer_for(cond), cfg.composer, env)
     return EpisodeParts(env=top, composer=composer, memory=memory, condition=unit.condition, seed=unit.seed,
                         streams=streams, policy=None, extra={"bridges": list(env.bridges.applied)})
+
+
+def _learned_policy_parts(unit: WorkUnit, cfg, video_path=None) -> EpisodeParts:
+    """Memory -> subgoal -> policy server -> chunk -> the official ``joint_angle`` controller."""
+    from dataclasses import asdict
+
+    from experiments.loop.composer_factory import build_composer
+    from experiments.loop.render_schedule import render_schedule
+    from experiments.loop.unit import build_policy
+    from wrappers.subgoal_execution import SubgoalExecution
+
+    cond = condition_from_name(unit.condition)
+    low = _official_joint_env(unit.task, unit.split, cfg.env.max_steps, cfg.render.render_lod)
+    policy, needs_images = build_policy(cfg, low)
+    streams = episode_streams(unit.seed, unit.task, unit.split, unit.episode)
+    client = getattr(policy, "policy", policy)  # ActionHorizon wraps the client
+    if hasattr(client, "episode_context"):
+        client.episode_context = asdict(official_spec(unit))
+    policy.reset(streams["policy"])
+    uses_memory = cond.memory or cond.recent_window is not None
+    memory = None
+    if uses_memory:
+        from experiments.loop.memory_factory import build_memory
+
+        memory = build_memory(cond, cfg.perception, cfg.specifier)
+        if cond.flags.uses_true_state:
+            raise ValueError(f"condition {unit.condition!r} reads our envs' privileged state (the oracle ladder); "
+                             "it has no official-backend equivalent yet")
+    sched = render_schedule(cfg, memory=memory, composer=cfg.composer_for(cond), policy_images=needs_images,
+                            record=video_path is not None)
+    low.video_stride = sched.env_video_stride  # the official wrappers render every step: nothing to skip yet
+    env = SubgoalExecution(low, policy, horizon=cfg.env.horizon, **sched.wrapper_kwargs(),
+                           timers={"memory_s": memory.time_s} if hasattr(memory, "time_s") else None)
+    if uses_memory:
+        from wrappers.memory_wrapper import MemoryWrapper
+        from wrappers.recent_frames import RecentFrames
+
+        env = MemoryWrapper(env, memory) if cond.recent_window is None else RecentFrames(env, memory, cond.recent_window)
+    if video_path is not None:
+        from wrappers.record_episode import RecordEpisode
+
+        env = RecordEpisode(env, video_path)
+    composer = build_composer(cfg.composer_for(cond), cfg.composer, low)
+    return EpisodeParts(env=env, composer=composer, memory=memory, condition=unit.condition, seed=unit.seed,
+                        streams=streams, policy=policy, extra={"bridges": list(low.bridges.applied)})

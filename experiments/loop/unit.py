@@ -96,15 +96,15 @@ def build_parts(unit: WorkUnit, cfg, video_path=None) -> EpisodeParts:
 def run_unit(unit: WorkUnit, cfg) -> EpisodeResult:
     """Play one unit. With ``--video``, the first ``--max-videos`` episodes of every
     (task, condition, seed) are recorded to ``<out>/videos/<condition>/s<seed>/<task>_ep<i>_<outcome>.mp4``."""
-    if cfg.env.backend == "robomme":
-        from experiments.loop.official_backend import build_official_parts, official_spec
-
-        return run_episode(official_spec(unit), build_official_parts(unit, cfg))
-    spec = episode_spec(unit.task, unit.episode, unit.split)
     record = cfg.render.video and unit.episode < cfg.render.max_videos
     out = cfg.execution.out
     tmp = Path(out) / "videos" / f".{unit.task}_{unit.episode}_{unit.condition}_{unit.seed}.mp4" if record else None
-    parts = build_parts(unit, cfg, tmp)
+    if cfg.env.backend == "robomme":
+        from experiments.loop.official_backend import build_official_parts, official_spec
+
+        spec, parts = official_spec(unit), build_official_parts(unit, cfg, tmp)
+    else:
+        spec, parts = episode_spec(unit.task, unit.episode, unit.split), build_parts(unit, cfg, tmp)
     result = run_episode(spec, parts)
     if tmp is not None:
         parts.env.close_video()
