@@ -19,6 +19,8 @@ def test_backend_defaults_to_ours_and_refuses_what_it_cannot_run():
     else:
         with pytest.raises(ConfigError, match="robomme_benchmark"):
             ExperimentConfig.from_flat(backend="robomme", video=True)
+    with pytest.raises(ConfigError, match="cannot run memory-true-state: the oracle ladder"):
+        ExperimentConfig.from_flat(backend="robomme", conditions=("memory", "memory-true-state"))
     with pytest.raises(ConfigError, match="--goal-style reworded"):
         ExperimentConfig.from_flat(backend="robomme", goal_style="reworded")
 

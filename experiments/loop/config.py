@@ -237,8 +237,10 @@ class ComposerConfig:
 class PolicyConfig:
     """The low-level policy that turns a subgoal into actions."""
 
-    kind: Annotated[Literal["scripted", "openpi", "lerobot"], _kind("policy")] = "scripted"
-    """Low-level policy: scripted solver (CPU default), openpi websocket server, or LeRobot in-process."""
+    kind: Annotated[Literal["scripted", "openpi", "lerobot", "challenge"], _kind("policy")] = "scripted"
+    """Low-level policy: scripted solver (CPU default), openpi websocket server, LeRobot in-process, or a
+    RoboMME challenge submission (a challenge-interface server at --openpi-host/--openpi-port: only the
+    observations new since its last call, the conditioning video on the first; policies/challenge_client.py)."""
     policy_noise: Annotated[ScriptedNoise, _FLAT] = ScriptedNoise()
     """Scripted policy's execution noise, drawn from the episode's policy stream: a failed first grasp
     attempt (too high or beside the object, then a recovery) on a fraction of picks, and a slip on a
@@ -538,6 +540,11 @@ def _check_official(cfg: "ExperimentConfig") -> None:
                           "benchmark's own goal texts (use --goal-style template)")
     if cfg.scope.split not in ("train", "val", "test"):
         raise ConfigError(f"the official benchmark has no split {cfg.scope.split!r} (known: train, val, test)")
+    ladder = [n for n in cfg.condition_names if condition_from_name(n).flags.uses_true_state]
+    if ladder:
+        raise ConfigError(f"--backend robomme cannot run {', '.join(ladder)}: the oracle ladder answers the memory's "
+                          "reads from our tasks' ground truth (truth() and probe questions), which the official "
+                          "tasks do not expose; run it on our envs (--backend robomem)")
     from envs.official.install import INSTALL_HINT, robomme_available
 
     ok, why = robomme_available()

@@ -88,7 +88,7 @@ def _learned_policy_parts(unit: WorkUnit, cfg, video_path=None) -> EpisodeParts:
 
     from experiments.loop.composer_factory import build_composer
     from experiments.loop.render_schedule import render_schedule
-    from experiments.loop.unit import build_policy
+    from experiments.loop.policy_factory import build_policy
     from wrappers.subgoal_execution import SubgoalExecution
 
     cond = condition_from_name(unit.condition)

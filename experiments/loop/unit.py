@@ -18,6 +18,7 @@ from experiments.loop.conditions import condition_from_name
 from experiments.loop.episode import EpisodeParts, run_episode
 from experiments.loop.records import EpisodeResult, WorkUnit
 from experiments.loop.results import video_path
+from experiments.loop.policy_factory import build_policy  # noqa: F401 (re-exported: its old home)
 from experiments.loop.streams import episode_streams
 
 
@@ -26,37 +27,12 @@ def _low_env(task: str, max_steps: int, wrist: bool, render_lod: str = "simplifi
     return make_env(task, max_steps=max_steps, wrist=wrist, render_lod=render_lod)
 
 
-def build_policy(cfg, low):
-    """The run's low-level policy over ``low`` and whether it reads images (``cfg.policy.kind``)."""
-    pc, horizon = cfg.policy, cfg.env.horizon
-    if pc.kind == "scripted":
-        from policies.scripted import ScriptedPolicy
-
-        return ScriptedPolicy(low, horizon=horizon, noise=pc.policy_noise), False
-    if pc.kind == "openpi":
-        from policies.base import ActionHorizon
-        from policies.openpi_client import OpenPIPolicy
-
-        # the stick robot takes 7-D actions: the client drops the 8-column reply's gripper column
-        inner = OpenPIPolicy(host=pc.openpi_host, port=pc.openpi_port, action_dim=int(low.action_space.shape[0]),
-                             connect_timeout_s=pc.openpi_connect_timeout_s, recv_timeout_s=pc.openpi_recv_timeout_s,
-                             server_kind=pc.openpi_server)
-        return ActionHorizon(inner, horizon), True
-    if pc.kind == "lerobot":
-        from policies.base import ActionHorizon
-        from policies.lerobot_policy import LeRobotPI05Policy
-
-        if not pc.lerobot_path:
-            raise ValueError("--policy lerobot needs --lerobot-path (a local PI05 checkpoint directory)")
-        return ActionHorizon(LeRobotPI05Policy(pc.lerobot_path), horizon), True
-    raise ValueError(f"unknown policy {pc.kind!r}")
-
-
 def build_parts(unit: WorkUnit, cfg, video_path=None) -> EpisodeParts:
     from wrappers.subgoal_execution import SubgoalExecution
 
     cond = condition_from_name(unit.condition)
     low = _low_env(unit.task, cfg.env.max_steps, cfg.policy.kind != "scripted", cfg.render.render_lod)
+    low.challenge_feed = cfg.policy.kind == "challenge"  # the cached env feeds every step's lists only for it
     policy, needs_images = build_policy(cfg, low)
     streams = episode_streams(unit.seed, unit.task, unit.split, unit.episode)
     policy.reset(streams["policy"])
