@@ -37,6 +37,10 @@ from envs.episodes import EpisodeSpec, base_seed, check_split, retry_seeds, unso
 DEMO_FAILURE_GRACE = 50
 
 
+FEED_KEYS = ("front_rgb_list", "wrist_rgb_list", "joint_state_list", "eef_state_list", "gripper_state_list")
+"""The raw observation lists of the challenge interface (the official envs' observation keys)."""
+
+
 class SceneUnavailable(RuntimeError):
     """This seed's scene cannot be used: the sampler found no valid layout, or the scripted
     demonstration could not complete. The benchmark's generator moves on to the next seed."""
@@ -86,6 +90,9 @@ class RoboMMEEnv(gym.Wrapper):
         self.video_stride = video_stride if callable(video_stride) else max(1, video_stride)
         self._video_every = 1
         self.wrist = wrist
+        self.challenge_feed = False
+        """Record every step's raw observation lists for a challenge client (take_new_observations)."""
+        self._feed: dict[str, list] = {k: [] for k in FEED_KEYS}
         self.demo_step_cap = demo_step_cap
         self.steps = 0
         self.status = "ongoing"
@@ -124,6 +131,40 @@ class RoboMMEEnv(gym.Wrapper):
             "step": self.steps,
             "clock": t.clock,
         }
+
+    # ------------------------------------------------------------------ the challenge feed
+    def _feed_frame(self) -> None:
+        """Append the current step's raw observation lists (every camera rendered) to the feed."""
+        from scipy.spatial.transform import Rotation
+
+        t = self.task
+        q = t.qpos()
+        pose = t.agent.tcp.pose
+        p = pose.p[0].cpu().numpy().astype(np.float32)
+        w, x, y, z = (float(v) for v in pose.q[0].cpu().numpy())
+        rpy = Rotation.from_quat([x, y, z, w]).as_euler("xyz").astype(np.float32)
+        f = self._feed
+        f["front_rgb_list"].append(self.front_frame())
+        f["wrist_rgb_list"].append(t.render_wrist())
+        f["joint_state_list"].append(q[:7].copy())
+        f["eef_state_list"].append(np.concatenate([p, rpy]))
+        f["gripper_state_list"].append(q[7:9].copy() if q.shape[0] >= 9 else np.zeros(2, np.float32))
+
+    def take_new_observations(self) -> dict[str, list]:
+        """The raw observation lists of every step since the previous call, as the official envs give
+        them (the first call after a reset: the conditioning video and the current frame), for a
+        challenge-interface client (``policies/challenge_client.py``). Needs ``challenge_feed`` set
+        before the reset: it renders both cameras at every step; the end effector is the TCP pose in
+        the world frame (xyz + roll-pitch-yaw), as the official ``eef_state_list``."""
+        if not self.challenge_feed:
+            raise RuntimeError("take_new_observations() needs challenge_feed = True before reset()")
+        out, self._feed = self._feed, {k: [] for k in FEED_KEYS}
+        return out
+
+    def goal_list(self) -> list[str]:
+        """The goal as a list of paraphrases (the challenge's ``task_goal``): the benchmark's templates,
+        or the one rewording this episode is given under ``--goal-style reworded``."""
+        return list(self.task.goal_texts()) if self.goal_style == "template" else [self._info()["goal"]]
 
     def _info(self) -> dict:
         t = self.task
@@ -180,6 +221,7 @@ class RoboMMEEnv(gym.Wrapper):
                 seed_planner_randomness(current.env_seed if current is not None else (seed or 0))
                 self.env.reset(seed=seed, options={**options, "episode": current} if current is not None else options)
                 self.steps, self.status, self.error = 0, "ongoing", None
+                self._feed = {k: [] for k in FEED_KEYS}
                 video = self._play_demonstration()
                 break
             except (SceneUnavailable, SceneSamplingError, PlanningFailed) as exc:
@@ -190,6 +232,8 @@ class RoboMMEEnv(gym.Wrapper):
             raise EpisodeUnavailable(
                 f"{spec.task} {spec.split} episode {spec.episode_idx}: no scene could be sampled and demonstrated "
                 f"at seeds {attempts[0]}..{attempts[-1]} (the split's retries); {'; '.join(reasons)}")
+        if self.challenge_feed:
+            self._feed_frame()  # the current frame closes the first call's lists, after the video
         info = self._info()
         info["video"] = video
         info["episode"] = self.spec_episode
@@ -239,6 +283,8 @@ class RoboMMEEnv(gym.Wrapper):
     def _demo_step(self, action, entry, video: DemoVideo) -> None:
         t = self.task
         self.env.step(action)
+        if self.challenge_feed and entry.record:
+            self._feed_frame()
         if entry.record and t.clock % self._video_every == 0:
             video.front.append(self.front_frame())
             if self.wrist:
@@ -268,6 +314,8 @@ class RoboMMEEnv(gym.Wrapper):
             self._update_status()
             render = self.render_stride > 0 and self.steps % self.render_stride == 0
             obs = self._obs(render=render)
+            if self.challenge_feed:
+                self._feed_frame()
         except Exception as exc:  # the simulator itself broke: an error, not a failure
             self.status = "error"
             self.error = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=3)}"

@@ -17,6 +17,9 @@ Two kinds (``--kind``; ``policies/serving_protocol.py``):
   the metadata says ``accepts_reset: True`` unless ``--bare-metadata`` (then it sends ``{}``,
   as the benchmark's own server does without ``policy_metadata``).
 
+Both request formats are answered: openpi's (``observation/state`` ...) and the RoboMME challenge
+interface's raw lists (``joint_state_list`` ...; ``policies/challenge_client.py``).
+
 Served policies need no model:
 
 * ``hold``: every action holds the current 7 joints and the current gripper
@@ -71,6 +74,12 @@ STATE_KEY = "observation/state"
 
 # --------------------------------------------------------------------------- policies
 def _state_of(obs: dict) -> np.ndarray:
+    """7 joints + first finger width: ``observation/state`` (openpi), or the last entries of the
+    challenge interface's ``joint_state_list`` / ``gripper_state_list``."""
+    if STATE_KEY not in obs and obs.get("joint_state_list"):
+        grip = obs.get("gripper_state_list") or [np.full(2, 0.04, np.float32)]
+        return np.concatenate([np.asarray(obs["joint_state_list"][-1], np.float32).reshape(-1)[:7],
+                               np.asarray(grip[-1], np.float32).reshape(-1)[:1]])
     if STATE_KEY not in obs:
         raise KeyError(f"observation has no {STATE_KEY!r}; keys: {sorted(obs)}")
     state = np.asarray(obs[STATE_KEY], dtype=np.float32).reshape(-1)

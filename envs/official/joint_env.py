@@ -64,6 +64,7 @@ class OfficialJointEnv(OfficialSubgoalEnv):
         self.builder = BenchmarkEnvBuilder(env_id=task, dataset=split, action_space="joint_angle", max_steps=max_steps)
         self.action_space = self._joint_space(official_action_dim(task))
         self.raw: dict[str, list] = {}
+        self._pending: dict[str, list] = {k: [] for k in OBS_LISTS}
         self._intrinsic = self._extrinsic = None
         self._shape: tuple[int, int] | None = None
         self._front: np.ndarray | None = None
@@ -120,6 +121,7 @@ class OfficialJointEnv(OfficialSubgoalEnv):
         obs, info = self.env.reset()
         self._t["reset_s"] += time.perf_counter() - t0
         self._info = dict(info)
+        self._pending = {k: [] for k in OBS_LISTS}
         self._keep(obs, info)
         self._phrases = plan_phrases(self.plan())
         self.status, self.error, self._noop = M.status_of(info), None, 0
@@ -138,8 +140,20 @@ class OfficialJointEnv(OfficialSubgoalEnv):
         out.update(video=video, episode=spec, retry_offset=0)
         return self._low_obs(), out
 
+    def take_new_observations(self) -> dict[str, list]:
+        """Every official observation list entry since the previous call (the first call after a
+        reset: the conditioning video and the current frame), for a challenge-interface client."""
+        out, self._pending = self._pending, {k: [] for k in OBS_LISTS}
+        return out
+
+    def goal_list(self) -> list[str]:
+        """The goal's paraphrases as the official env gives them (``task_goal``)."""
+        return list(M.goal_texts(self._info))
+
     def _keep(self, obs: dict, info: dict) -> None:
         self.raw = {k: list(obs.get(k) or []) for k in OBS_LISTS}
+        for k, v in self.raw.items():
+            self._pending[k].extend(v)
         fronts, wrists = self.raw["front_rgb_list"], self.raw["wrist_rgb_list"]
         self._front = M.as_uint8_rgb(fronts[-1]) if fronts else self._front
         self._wrist = M.as_uint8_rgb(wrists[-1]) if wrists else self._wrist
