@@ -33,6 +33,8 @@ import numpy as np
 from envs.episode_timings import TIMING_KEYS, read_timings, start_timings
 from envs.episodes import EpisodeSpec
 from envs.official import mapping as M
+from envs.official.render_gate import RenderGate
+from envs.core.solvers import seed_planner_randomness
 from envs.official.slots import (OfferedOption, PlanStep, choice_of, choice_slot, history_slot, nearest, plan_phrases,
                                  slot_name)
 from envs.robomme_env import DemoVideo
@@ -94,6 +96,13 @@ class OfficialSubgoalEnv(gym.Env):
         self._noop = 0
         self._last_obs: dict = {"front_rgb": None, "wrist_rgb": None, "joint_state": np.zeros(7, np.float32),
                                 "step": 0, "clock": 0}
+        self.render_only_consumed = False
+        """Render the cameras only at the steps a consumer reads (envs/official/render_gate.py, about 2x
+        faster); False (the default): every camera at every step, as the benchmark's wrappers do. With
+        the gate the benchmark's planner makes slightly different plans for some options (PickXtimes
+        train 0: the final press's arm path; same outcome), which no rendering-free cause explains yet."""
+        self.gate: RenderGate | None = None
+        self._seed, self._decisions = 0, 0
         self.raw_log: list[dict] | None = None
         """Set to a list to keep every raw official (obs, info) this env returns (the fixture recorder)."""
         self._decision: dict | None = None
@@ -108,7 +117,10 @@ class OfficialSubgoalEnv(gym.Env):
 
     @property
     def timings(self) -> dict[str, float]:
-        return read_timings(self._t, self.timers, self._timer0)
+        out = read_timings(self._t, self.timers, self._timer0)
+        if self.gate is not None:
+            out["renders"] = out.get("renders", 0) + self.gate.renders  # the frames the gate let render
+        return out
 
     @property
     def official(self):
@@ -272,7 +284,14 @@ class OfficialSubgoalEnv(gym.Env):
         self._install_tap()
         self._actions.clear()
         self._decision = None
+        k0 = self.video_stride if isinstance(self.video_stride, int) else 1  # a goal-dependent stride: every frame
+        self.gate = RenderGate(self.env.unwrapped, every=k0) if self.render_only_consumed else None
+        self._seed, self._decisions = int(spec.env_seed), 0
+        seed_planner_randomness(self._seed)  # the demonstration's plans, too
         obs, info = self.env.reset()
+        if self.gate is not None:
+            self.gate.every = self.frame_stride
+            obs["front_rgb_list"][-1] = self.gate.fresh_front()  # the current view, whatever the stride
         self._t["reset_s"] += time.perf_counter() - t0
         self._log_raw("reset", None, obs, info)
         self._info = dict(info)
@@ -291,7 +310,7 @@ class OfficialSubgoalEnv(gym.Env):
                 video.front.append(M.as_uint8_rgb(rgb))
                 video.joint_state.append(M.as_joints(q))
                 video.clock.append(c)
-        self._t["renders"] += n
+        self._t["renders"] += n if self.gate is None else 0
         self._actions.clear()
         ours = self._our_obs(obs["front_rgb_list"][-1], obs["joint_state_list"][-1])
         self._last_obs = ours
@@ -343,6 +362,11 @@ class OfficialSubgoalEnv(gym.Env):
             info = dict(self._our_info(), frames=frames, command=None)
             return subgoal_observation(self._last_obs), 0.0, False, self.status == "timeout", info
         self._actions.clear()
+        # mplib's IK restarts draw from the C library's rand(), which rendering consumes too: seeded per
+        # decision from the episode, a plan depends on the episode and the decision alone, not on how
+        # many frames were rendered before it (envs/official/render_gate.py)
+        seed_planner_randomness(self._seed * 1000 + self._decisions)
+        self._decisions += 1
         obs, _, terminated, truncated, info = self.env.step(cmd.to_action())
         self._t["env_s"] += time.perf_counter() - t0
         self._log_raw("step", cmd.to_action(), obs, info)
@@ -353,9 +377,11 @@ class OfficialSubgoalEnv(gym.Env):
             return subgoal_observation(self._last_obs), 0.0, True, False, out
         keep = {k: v for k, v in info.items() if k not in ("status",)}
         self._info.update(keep)
-        rgbs, qs = obs.get("front_rgb_list", []), obs.get("joint_state_list", [])
+        rgbs, qs = list(obs.get("front_rgb_list", [])), obs.get("joint_state_list", [])
         n = len(rgbs)
-        self._t["renders"] += n
+        if self.gate is not None and n:
+            rgbs[-1] = self.gate.fresh_front()  # the view after the option, whatever the stride
+        self._t["renders"] += n if self.gate is None else 0
         if n:
             self.clock = M.elapsed_steps(info) if "elapsed_steps" in info else self.clock + n
         clocks = M.batch_clocks(n, self.clock)

@@ -66,6 +66,7 @@ def build_official_parts(unit: WorkUnit, cfg, video_path=None) -> EpisodeParts:
                             record=video_path is not None)
     # the official wrappers render every frame anyway; the schedule decides which ones the memory is shown
     env.frame_stride, env.video_stride = sched.front_stride, sched.env_video_stride
+    env.render_only_consumed = cfg.render.official_render_gate
     env.timers = {"memory_s": memory.time_s} if hasattr(memory, "time_s") else {}
     top = env
     if uses_memory:
