@@ -94,7 +94,7 @@ def test_insert_peg_end_and_side_from_official_video():
     tool, env = _read("InsertPeg", 0, PegReader())
     try:
         oracle = env.oracle_subgoal()  # "Pick up the peg by grasping the far end at <y, x>"
-        side = next(a for a in _live_plan(env) if a.startswith("insert")).split()[4]
+        side = next(w for a in _live_plan(env) if a.startswith("insert") for w in a.split() if w in ("left", "right"))
         assert tool.why == "verified"
         assert f"the {tool.end} end" in oracle.lower() and tool.side == side
     finally:
