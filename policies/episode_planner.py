@@ -168,10 +168,27 @@ class EpisodePlanner:
         self._thread = threading.Thread(target=self._run_plan, args=(subgoal, record), name="planner", daemon=True)
         self._thread.start()
 
+    def _same_target(self, a: str, b: str) -> bool:
+        """Whether two subgoal texts resolve to the same option and object in the scene the running
+        plan was decided in (as the multi_choice executor resolves a point: the nearest candidate).
+        A memory that re-grounds its object in every view moves the point by a few pixels; that is
+        no new subgoal, and restarting the plan at each query would never let it finish."""
+        snap = getattr(self.env, "_decision", None)
+        if snap is None:
+            return False
+        ra, rb = self.env.resolve(a), self.env.resolve(b)
+        if ra is None or rb is None:
+            return False
+        return ra[0] == rb[0] and ra[1] is not None and ra[1] is rb[1]
+
     # ------------------------------------------------------------------ the policy
     def act(self, subgoal: str, joint_state=None) -> tuple[np.ndarray, dict]:
         """The next ``chunk`` actions for ``subgoal`` (padded with the last target), and what happened."""
         subgoal = (subgoal or "").strip()
+        if subgoal != self._subgoal and subgoal and self._subgoal and self._same_target(subgoal, self._subgoal):
+            self._subgoal = subgoal  # the same option on the same object (a re-grounded point): keep the plan
+            if self.log:
+                self.log[-1].subgoal = subgoal
         if subgoal != self._subgoal:
             self._stop_plan()
             self._subgoal = subgoal
