@@ -125,7 +125,7 @@ class FlashCounter(Tool):
     """Half-size (px) of the patch around a flashed target matched against the first live frame."""
     twin_min_ncc = 0.6
     """Smallest normalised cross-correlation of that patch's white pixels that finds the other target
-    (official SwingXtimes train 0-1: 0.73-0.77 at the other disc, 0.65 at the next-best place, the
+    (the official swing task, train 0-1: 0.73-0.77 at the other disc, 0.65 at the next-best place, the
     grey button; ours, test 2: 0.74 against 0.38)."""
 
     def __init__(self, still_px: float = 6.0, site_px: float = 10.0, relight_gap: int = 24,

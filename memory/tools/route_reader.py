@@ -459,7 +459,7 @@ class RouteReader(Tool):
         states) bulges clearly off every move's chord (it went around something); ``None`` when a
         move is straight (a lattice step, named by its compass word) or there are no joint states.
 
-        The official RouteStick lights its nodes as PatternLock does, but the moves between them
+        The official envs light the nodes of an obstacle route as they light a pattern's, but the moves between them
         circle upright sticks: the route is the arcs, and the cues only say where the nodes are.
         """
         moves = self._arm_moves([0] + [k for k, _, _ in self._cue_events])
