@@ -13,6 +13,7 @@ from functools import lru_cache
 from experiments.loop.conditions import condition_from_name
 from experiments.loop.episode import EpisodeParts
 from experiments.loop.records import WorkUnit
+from experiments.loop.stack import wrap_top
 from experiments.loop.streams import episode_streams
 
 
@@ -68,16 +69,7 @@ def build_official_parts(unit: WorkUnit, cfg, video_path=None) -> EpisodeParts:
     env.frame_stride, env.video_stride = sched.front_stride, sched.env_video_stride
     env.render_only_consumed = cfg.render.official_render_gate
     env.timers = {"memory_s": memory.time_s} if hasattr(memory, "time_s") else {}
-    top = env
-    if uses_memory:
-        from wrappers.memory_wrapper import MemoryWrapper
-        from wrappers.recent_frames import RecentFrames
-
-        top = MemoryWrapper(env, memory) if cond.recent_window is None else RecentFrames(env, memory, cond.recent_window)
-    if video_path is not None:
-        from wrappers.record_episode import RecordEpisode
-
-        top = RecordEpisode(top, video_path)
+    top = wrap_top(env, memory, cond, video_path)
     composer = build_composer(cfg.composer_for(cond), cfg.composer, env)
     return EpisodeParts(env=top, composer=composer, memory=memory, condition=unit.condition, seed=unit.seed,
                         streams=streams, policy=None, extra={"bridges": list(env.bridges.applied)})
@@ -114,15 +106,7 @@ def _learned_policy_parts(unit: WorkUnit, cfg, video_path=None) -> EpisodeParts:
     low.video_stride = sched.env_video_stride  # the official wrappers render every step: nothing to skip yet
     env = SubgoalExecution(low, policy, horizon=cfg.env.horizon, **sched.wrapper_kwargs(),
                            timers={"memory_s": memory.time_s} if hasattr(memory, "time_s") else None)
-    if uses_memory:
-        from wrappers.memory_wrapper import MemoryWrapper
-        from wrappers.recent_frames import RecentFrames
-
-        env = MemoryWrapper(env, memory) if cond.recent_window is None else RecentFrames(env, memory, cond.recent_window)
-    if video_path is not None:
-        from wrappers.record_episode import RecordEpisode
-
-        env = RecordEpisode(env, video_path)
+    env = wrap_top(env, memory, cond, video_path)
     composer = build_composer(cfg.composer_for(cond), cfg.composer, low)
     return EpisodeParts(env=env, composer=composer, memory=memory, condition=unit.condition, seed=unit.seed,
                         streams=streams, policy=policy, extra={"bridges": list(low.bridges.applied)})

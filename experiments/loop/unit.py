@@ -18,6 +18,7 @@ from experiments.loop.conditions import condition_from_name
 from experiments.loop.episode import EpisodeParts, run_episode
 from experiments.loop.records import EpisodeResult, WorkUnit
 from experiments.loop.results import video_path
+from experiments.loop.stack import wrap_top
 from experiments.loop.policy_factory import build_policy  # noqa: F401 (re-exported: its old home)
 from experiments.loop.streams import episode_streams
 
@@ -55,15 +56,7 @@ def build_parts(unit: WorkUnit, cfg, video_path=None) -> EpisodeParts:
     low.video_stride, low.wrist = sched.env_video_stride, False  # the wrapper renders the wrist when the policy reads it
     env = SubgoalExecution(low, policy, horizon=cfg.env.horizon, **sched.wrapper_kwargs(),
                            timers={"memory_s": memory.time_s} if hasattr(memory, "time_s") else None)
-    if uses_memory:
-        from wrappers.memory_wrapper import MemoryWrapper
-        from wrappers.recent_frames import RecentFrames
-
-        env = MemoryWrapper(env, memory) if cond.recent_window is None else RecentFrames(env, memory, cond.recent_window)
-    if video_path is not None:
-        from wrappers.record_episode import RecordEpisode
-
-        env = RecordEpisode(env, video_path)
+    env = wrap_top(env, memory, cond, video_path)
     composer = build_composer(cfg.composer_for(cond), cfg.composer, low)
     return EpisodeParts(env=env, composer=composer, memory=memory, condition=unit.condition, seed=unit.seed,
                         streams=streams, policy=policy, goal_style=cfg.env.goal_style)
