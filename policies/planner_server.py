@@ -31,15 +31,13 @@ from __future__ import annotations
 
 import argparse
 import logging
-import os
 import sys
-import threading
 import time
 from collections.abc import Sequence
 
 import numpy as np
 
-from policies.policy_server import PolicyServer
+from policies.policy_server import PolicyServer, serve_until_stopped
 from policies.serving_protocol import reset_reply
 
 log = logging.getLogger("planner_server")
@@ -135,16 +133,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_arg_parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     server = PlannerServer(host=args.host, port=args.port, chunk=args.chunk, render_lod=args.render_lod)
-    if args.max_lifetime_s is not None:
-        timer = threading.Timer(args.max_lifetime_s, lambda: os._exit(0))
-        timer.daemon = True
-        timer.start()
-    print(f"planner_server listening on {server.url}", flush=True)
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        server.shutdown()
-    return 0
+    return serve_until_stopped(server, "planner_server", args.max_lifetime_s)
 
 
 if __name__ == "__main__":

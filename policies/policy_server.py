@@ -123,6 +123,32 @@ KINDS = ("openpi", "benchmark")  # what a server is; "auto" is only a client's w
 
 
 # --------------------------------------------------------------------------- server
+def _fail(ws: ServerConnection, what: str) -> None:
+    """Log the current exception, send its traceback as a text message and close with 1011 (openpi's way)."""
+    text = traceback.format_exc()
+    log.error("%s:\n%s", what, text)
+    try:
+        ws.send(text)
+        ws.close(code=1011, reason="internal error")
+    except ConnectionClosed:
+        pass
+
+
+def serve_until_stopped(server, name: str, max_lifetime_s: float | None = None) -> int:
+    """Print ``<name> listening on <url>`` (what the tests and users wait for) and serve until
+    interrupted, or until ``max_lifetime_s`` have passed (the process then exits by itself)."""
+    if max_lifetime_s is not None:
+        timer = threading.Timer(max_lifetime_s, lambda: os._exit(0))
+        timer.daemon = True
+        timer.start()
+    print(f"{name} listening on {server.url}", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        server.shutdown()
+    return 0
+
+
 class PolicyServer:
     """Serves one policy function over websocket; one thread per connection.
 
@@ -235,13 +261,7 @@ class PolicyServer:
                     try:
                         reply = self._reset(decoded)
                     except Exception:
-                        text = traceback.format_exc()
-                        log.error("reset failed:\n%s", text)
-                        try:
-                            ws.send(text)
-                            ws.close(code=1011, reason="internal error")
-                        except ConnectionClosed:
-                            pass
+                        _fail(ws, "reset failed")
                         return
                     try:
                         ws.send(packer.pack(reply))
@@ -263,13 +283,7 @@ class PolicyServer:
                 actions = self._infer(obs)
                 infer_ms = (time.monotonic() - t_infer) * 1000.0
             except Exception:
-                text = traceback.format_exc()
-                log.error("query %d failed:\n%s", index, text)
-                try:
-                    ws.send(text)
-                    ws.close(code=1011, reason="internal error")
-                except ConnectionClosed:
-                    pass
+                _fail(ws, f"query {index} failed")
                 return
             reply = {
                 "actions": actions,
@@ -354,17 +368,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         seed=args.seed,
         bare_metadata=args.bare_metadata,
     )
-    if args.max_lifetime_s is not None:
-        timer = threading.Timer(args.max_lifetime_s, lambda: os._exit(0))
-        timer.daemon = True
-        timer.start()
-    print(f"policy_server listening on {server.url}", flush=True)
     log.info("kind %s, policy %s, metadata %s", server.kind, server.policy_name, server.metadata)
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        server.shutdown()
-    return 0
+    return serve_until_stopped(server, "policy_server", args.max_lifetime_s)
 
 
 if __name__ == "__main__":
