@@ -94,11 +94,9 @@ class EpisodePlanner:
 
     # ------------------------------------------------------------------ the copy, in lockstep
     def _install_lockstep(self) -> None:
-        e = self.env.official
-        while e is not None and type(e).__name__ != "_ActionTap":
-            e = e.__dict__.get("env")
-        if e is None:
-            raise RuntimeError("the official env has no action tap: cannot run the planner in lockstep")
+        from envs.official.env import find_wrapper
+
+        e = find_wrapper(self.env.official, "_ActionTap", "cannot run the planner in lockstep")
         e.env = _LockstepTap(e.env, self)
 
     @property

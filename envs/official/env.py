@@ -42,6 +42,17 @@ from envs.spaces import subgoal_action_space, subgoal_observation, subgoal_obser
 from subgoals.frames import Frame
 
 
+def find_wrapper(env, name: str, why: str = ""):
+    """The wrapper of class ``name`` in an official env stack (followed through each ``.env``), or a
+    RuntimeError naming it (and ``why`` it is needed)."""
+    e = env
+    while e is not None and type(e).__name__ != name:
+        e = e.__dict__.get("env")
+    if e is None:
+        raise RuntimeError(f"no {name} in the official env stack{': ' + why if why else ''}")
+    return e
+
+
 class _ActionTap(gym.Wrapper):
     """Sits under the benchmark's ``DemonstrationWrapper`` and records every action the planner sends."""
 
@@ -130,12 +141,7 @@ class OfficialSubgoalEnv(gym.Env):
         return self.env
 
     def _oracle_wrapper(self):
-        e = self.official
-        while e is not None and type(e).__name__ != "OraclePlannerDemonstrationWrapper":
-            e = e.__dict__.get("env")
-        if e is None:
-            raise RuntimeError("no OraclePlannerDemonstrationWrapper in the official env stack")
-        return e
+        return find_wrapper(self.official, "OraclePlannerDemonstrationWrapper")
 
     def options(self) -> list[dict]:
         """The multi_choice options of the current decision (label, action text, the candidates)."""
@@ -324,11 +330,7 @@ class OfficialSubgoalEnv(gym.Env):
                                  "actions": list(self._actions)})
 
     def _install_tap(self) -> None:
-        e = self.env
-        while e is not None and type(e).__name__ != "DemonstrationWrapper":
-            e = e.__dict__.get("env")
-        if e is None:
-            raise RuntimeError("no DemonstrationWrapper in the official env stack: cannot capture actions")
+        e = find_wrapper(self.env, "DemonstrationWrapper", "cannot capture actions")
         e.env = _ActionTap(e.env, self._actions)
 
     def _our_obs(self, rgb, q) -> dict:

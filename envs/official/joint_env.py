@@ -30,7 +30,7 @@ import numpy as np
 from envs.episode_timings import start_timings
 from envs.episodes import EpisodeSpec
 from envs.official import mapping as M
-from envs.official.env import OfficialSubgoalEnv
+from envs.official.env import OfficialSubgoalEnv, find_wrapper
 from envs.official.slots import plan_phrases
 from envs.robomme_env import DemoVideo
 
@@ -80,12 +80,7 @@ class OfficialJointEnv(OfficialSubgoalEnv):
 
     # ------------------------------------------------------------------ the oracle side, without the planner wrapper
     def _vqa_env(self):
-        e = self.official
-        while e is not None and type(e).__name__ != "DemonstrationWrapper":
-            e = e.__dict__.get("env")
-        if e is None:
-            raise RuntimeError("no DemonstrationWrapper in the official env stack")
-        return e
+        return find_wrapper(self.official, "DemonstrationWrapper")
 
     def _camera(self):
         return self._intrinsic, self._extrinsic, self._shape
