@@ -1,7 +1,6 @@
 """The official envs' render gate (``--official-render-gate``), where ``robomme`` is importable:
 the same episode with and without it gives the same oracle texts and outcome with far fewer
-renders, and the frames a consumer reads are the same up to the point where the benchmark's planner
-plans differently (a known difference, docs/official_envs.md)."""
+renders, and the same frames a consumer reads, every frame labelled with its entry's own clock."""
 
 from __future__ import annotations
 
@@ -22,13 +21,18 @@ def _play(gated: bool):
     env = OfficialSubgoalEnv("PickXtimes", split="train", render_lod="simplified", frame_stride=4, video_stride=2)
     env.render_only_consumed = gated
     obs, info = env.reset(options={"episode": official_episode_spec("PickXtimes", 0, "train")})
-    frames, texts = {}, []
+    frames, texts, spans = {}, [], []
     for _ in range(60):
         texts.append(env.oracle_subgoal())
         obs, _, term, trunc, info = env.step(texts[-1])
         frames.update({f.step: f.rgb for f in info["frames"] if f.rgb is not None})
+        spans.append((info["frames"][0].step, info["frames"][-1].step))
         if term or trunc:
             break
+    # each decision's frames start right after the previous decision's last one: after the final press
+    # the benchmark's wrapper takes an extra, unlisted step per entry, which a count back from the
+    # last clock would hide by shifting every earlier frame of that decision
+    assert all(b[0] == a[1] + 1 for a, b in zip(spans, spans[1:])), spans
     out = frames, texts, info["status"], info["steps"], env.timings["renders"]
     env.close()
     return out
@@ -40,5 +44,4 @@ def test_the_gate_keeps_the_oracle_and_the_outcome_and_renders_far_less():
     assert (ta, sa, na) == (tb, sb, nb) and sa == "success"
     assert ra < rb / 2, (ra, rb)
     assert fa.keys() == fb.keys()
-    first_diff = min([k for k in fa if not np.array_equal(fa[k], fb[k])], default=None)
-    assert first_diff is None or first_diff > na * 0.6, first_diff  # only the last option's arm path differs
+    assert [k for k in fa if not np.array_equal(fa[k], fb[k])] == []

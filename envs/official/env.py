@@ -54,15 +54,34 @@ def find_wrapper(env, name: str, why: str = ""):
 
 
 class _ActionTap(gym.Wrapper):
-    """Sits under the benchmark's ``DemonstrationWrapper`` and records every action the planner sends."""
+    """Sits under the benchmark's ``DemonstrationWrapper`` and records, for every step that yields an
+    entry of the benchmark's observation lists, the action the planner sent and the env clock after it.
 
-    def __init__(self, env, sink: list):
+    The lists are not one entry per env step: once an episode has terminated, the
+    ``DemonstrationWrapper`` runs an extra inner step after each step (``_doing_extra_step``) whose
+    observation it drops, so the clock advances by two per entry (PickXtimes: after the final press).
+    Counting entries back from the last clock then mislabels every earlier frame; these records give
+    each entry its true clock, and extra steps are not recorded."""
+
+    def __init__(self, env, demo, actions: list, clocks: list):
         super().__init__(env)
-        self.sink = sink
+        self.demo, self.actions, self.clocks = demo, actions, clocks
+        self.gate: RenderGate | None = None
+        self.terminal_front = None
+        """With a render gate: the front view right after the latest step that terminated the episode,
+        before the wrapper's extra step moves the scene on (the view the benchmark's entry shows)."""
 
     def step(self, action):
-        self.sink.append(np.asarray(action.cpu() if hasattr(action, "cpu") else action, dtype=np.float32).reshape(-1).copy())
-        return self.env.step(action)
+        extra = bool(self.demo.__dict__.get("_doing_extra_step", False))
+        out = self.env.step(action)
+        if not extra:
+            self.actions.append(np.asarray(action.cpu() if hasattr(action, "cpu") else action,
+                                           dtype=np.float32).reshape(-1).copy())
+            self.clocks.append(M.elapsed_steps({"elapsed_steps": self.env.unwrapped.elapsed_steps}))
+            terminated = out[2]
+            if self.gate is not None and bool(np.asarray(terminated.cpu() if hasattr(terminated, "cpu") else terminated).any()):
+                self.terminal_front = self.gate.fresh_front()
+        return out
 
 
 class OfficialSubgoalEnv(gym.Env):
@@ -99,6 +118,8 @@ class OfficialSubgoalEnv(gym.Env):
         self.builder = BenchmarkEnvBuilder(env_id=task, dataset=split, action_space="multi_choice", max_steps=max_steps)
         self.env = None
         self._actions: list[np.ndarray] = []
+        self._clocks: list[int] = []
+        """The tap's records: per entry of the benchmark's lists, the action before it and its clock."""
         self._info: dict = {}
         self._t: dict[str, float] = dict.fromkeys(TIMING_KEYS, 0.0)
         self._timer0: dict[str, float] = {}
@@ -109,9 +130,8 @@ class OfficialSubgoalEnv(gym.Env):
                                 "step": 0, "clock": 0}
         self.render_only_consumed = False
         """Render the cameras only at the steps a consumer reads (envs/official/render_gate.py, about 2x
-        faster); False (the default): every camera at every step, as the benchmark's wrappers do. With
-        the gate the benchmark's planner makes slightly different plans for some options (PickXtimes
-        train 0: the final press's arm path; same outcome), which no rendering-free cause explains yet."""
+        faster, the same frames: docs/official_envs.md); False: every camera at every step, as the
+        benchmark's wrappers do. The harness turns it on (``--official-render-gate``, the default)."""
         self.gate: RenderGate | None = None
         self._seed, self._decisions = 0, 0
         self.raw_log: list[dict] | None = None
@@ -288,10 +308,11 @@ class OfficialSubgoalEnv(gym.Env):
                              f"official metadata's {seed_meta}")
         self.env = self.builder.make_env_for_episode(spec.episode_idx, include_available_multi_choices=True)
         self._install_tap()
-        self._actions.clear()
+        self._clear_records()
         self._decision = None
         k0 = self.video_stride if isinstance(self.video_stride, int) else 1  # a goal-dependent stride: every frame
         self.gate = RenderGate(self.env.unwrapped, every=k0) if self.render_only_consumed else None
+        self._tap.gate = self.gate
         self._seed, self._decisions = int(spec.env_seed), 0
         seed_planner_randomness(self._seed)  # the demonstration's plans, too
         obs, info = self.env.reset()
@@ -306,7 +327,7 @@ class OfficialSubgoalEnv(gym.Env):
         self.clock = self._clock0 = M.elapsed_steps(info)
         self.steps = 0
         n = len(obs["front_rgb_list"])
-        clocks = M.batch_clocks(n, self.clock)
+        clocks, _ = self._entries(n)
         video = DemoVideo()
         k = self.video_stride(M.goal_texts(info)[0]) if callable(self.video_stride) else int(self.video_stride)
         if isinstance(k, bool) or not isinstance(k, int) or k < 1:
@@ -317,12 +338,25 @@ class OfficialSubgoalEnv(gym.Env):
                 video.joint_state.append(M.as_joints(q))
                 video.clock.append(c)
         self._t["renders"] += n if self.gate is None else 0
-        self._actions.clear()
+        self._clear_records()
         ours = self._our_obs(obs["front_rgb_list"][-1], obs["joint_state_list"][-1])
         self._last_obs = ours
         out = self._our_info()
         out.update(video=video, episode=spec, retry_offset=0)
         return subgoal_observation(ours), out
+
+    def _clear_records(self) -> None:
+        self._actions.clear()
+        self._clocks.clear()
+
+    def _entries(self, n: int) -> tuple[list[int], list]:
+        """(clocks, actions) of the last ``n`` entries of the benchmark's lists: the tap's records
+        (``_ActionTap``) where it has them; entries before the first recorded step (the reset's own
+        observation) counted back from it."""
+        k = min(len(self._clocks), n)
+        rec_c, rec_a = self._clocks[len(self._clocks) - k:], self._actions[len(self._actions) - k:]
+        first = rec_c[0] - 1 if k else self.clock
+        return M.batch_clocks(n - k, first) + rec_c, [None] * (n - k) + rec_a
 
     def _log_raw(self, kind: str, action, obs, info) -> None:
         if self.raw_log is not None:
@@ -331,7 +365,7 @@ class OfficialSubgoalEnv(gym.Env):
 
     def _install_tap(self) -> None:
         e = find_wrapper(self.env, "DemonstrationWrapper", "cannot capture actions")
-        e.env = _ActionTap(e.env, self._actions)
+        e.env = self._tap = _ActionTap(e.env, e, self._actions, self._clocks)
 
     def _our_obs(self, rgb, q) -> dict:
         return {"front_rgb": None if rgb is None else M.as_uint8_rgb(rgb), "wrist_rgb": None,
@@ -363,10 +397,10 @@ class OfficialSubgoalEnv(gym.Env):
             self._t["env_s"] += time.perf_counter() - t0
             info = dict(self._our_info(), frames=frames, command=None)
             return subgoal_observation(self._last_obs), 0.0, False, self.status == "timeout", info
-        self._actions.clear()
-        # mplib's IK restarts draw from the C library's rand(), which rendering consumes too: seeded per
-        # decision from the episode, a plan depends on the episode and the decision alone, not on how
-        # many frames were rendered before it (envs/official/render_gate.py)
+        self._clear_records()
+        self._tap.terminal_front = None
+        # mplib's IK restarts draw from the C library's rand(): seeded per decision from the episode,
+        # a plan depends on the episode and the decision alone, not on what ran before it
         seed_planner_randomness(self._seed * 1000 + self._decisions)
         self._decisions += 1
         obs, _, terminated, truncated, info = self.env.step(cmd.to_action())
@@ -381,13 +415,13 @@ class OfficialSubgoalEnv(gym.Env):
         self._info.update(keep)
         rgbs, qs = list(obs.get("front_rgb_list", [])), obs.get("joint_state_list", [])
         n = len(rgbs)
-        if self.gate is not None and n:
-            rgbs[-1] = self.gate.fresh_front()  # the view after the option, whatever the stride
+        if self.gate is not None and n:  # the view after the option, whatever the stride
+            last = self._tap.terminal_front
+            rgbs[-1] = last if last is not None else self.gate.front_at(self._clocks[-1] if self._clocks else self.clock)
         self._t["renders"] += n if self.gate is None else 0
         if n:
             self.clock = M.elapsed_steps(info) if "elapsed_steps" in info else self.clock + n
-        clocks = M.batch_clocks(n, self.clock)
-        acts = self._actions[-n:] if len(self._actions) >= n else [None] * (n - len(self._actions)) + self._actions
+        clocks, acts = self._entries(n)
         for i, (c, rgb, q, a) in enumerate(zip(clocks, rgbs, qs, acts)):
             want = i == n - 1 or (self.frame_stride and c % self.frame_stride == 0)
             frames.append(Frame(c, M.as_uint8_rgb(rgb) if want else None, M.as_joints(q), a))

@@ -14,8 +14,9 @@ same actions give the same states (``tests/test_official_render_gate.py`` compar
 consumer reads, and the outcome, with and without the gate).
 
 Frames of skipped steps in the benchmark's observation lists repeat the last rendered frame; the
-official env wrapper keeps only the frames at its strides and re-renders the current view
-(:meth:`fresh_front`) after every step that ends between strides.
+official env wrapper keeps only the frames at its strides and takes the view after each option from
+:meth:`front_at` (the frame rendered inside that step, or one rendered now when it ended between
+strides).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ class RenderGate:
         self.renders = 0
         self.skipped = 0
         self._cache: dict[str, Any] | None = None
+        self._cache_clock: int | None = None
         self._key = None
         self._orig = unwrapped._get_obs_sensor_data
         unwrapped._get_obs_sensor_data = self._sensor_data
@@ -83,9 +85,19 @@ class RenderGate:
                                         segmentation=visual.segmentation, normal=visual.normal, albedo=visual.albedo,
                                         apply_texture_transforms=apply_texture_transforms)
         self._cache = data
+        self._cache_clock = self.clock
         self._key = self._subgoal_key()
         self.renders += 1
         return data
+
+    def front_at(self, clock: int):
+        """The front RGB of the step at ``clock``: the frame rendered inside that step when the gate
+        rendered it (exactly the benchmark's observation), else rendered now. The two differ only
+        where an env moves objects after its observation (StopCube moves its cube after
+        ``super().step``): the frame rendered now shows that later scene."""
+        if self._cache is not None and self._cache_clock == int(clock):
+            return _rgb(self._cache[FRONT]["rgb"])
+        return self.fresh_front()
 
     def fresh_front(self):
         """The front camera's RGB now (``(H, W, 3)`` uint8), rendered for this call."""
@@ -106,3 +118,9 @@ class RenderGate:
         rgb = data[HAND]["rgb"]
         rgb = rgb.cpu().numpy() if hasattr(rgb, "cpu") else rgb
         return rgb[0] if rgb.ndim == 4 else rgb
+
+
+def _rgb(rgb):
+    """One camera's RGB as ``(H, W, 3)`` (the sensor gives a batch of one, maybe a tensor)."""
+    rgb = rgb.cpu().numpy() if hasattr(rgb, "cpu") else rgb
+    return rgb[0] if rgb.ndim == 4 else rgb

@@ -299,11 +299,10 @@ class RenderConfig:
     """Record mp4s of episodes under <out>/videos/<condition>/s<seed>/ (see experiments.loop.results.video_path)."""
     max_videos: Annotated[int, _FLAT] = 10
     """At most this many videos per (task, condition, seed) on disk, and per (condition, seed) in W&B."""
-    official_render_gate: Annotated[bool, _FLAT] = False
+    official_render_gate: Annotated[bool, _FLAT] = True
     """--backend robomme: render the cameras only at the steps a consumer reads (envs/official/render_gate.py;
-    about 2x faster official episodes). Off by default: the benchmark's planner then makes slightly
-    different plans for some options (docs/official_envs.md), so rows with it on are not comparable
-    frame for frame with rows without it."""
+    about 2x faster official episodes, the same states, texts, outcomes and frames: docs/official_envs.md).
+    `--no-official-render-gate` renders every camera at every step, as the benchmark's wrappers do."""
 
     def __post_init__(self) -> None:
         _check_at_least(self, 1, "render_stride")
