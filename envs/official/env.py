@@ -255,7 +255,9 @@ class OfficialSubgoalEnv(gym.Env):
         if choice is None:
             return None
         offered = [OfferedOption(str(o.get("action") or ""),
-                                 tuple(self.candidate_points(o)) if "available" in o else None) for o in self.options()]
+                                 tuple(self.candidate_points(o)) if "available" in o else None,
+                                 tuple(str(getattr(a, "name", "") or "") for a in self._candidates(o)) if "available" in o else ())
+                   for o in self.options()]
         index = int(getattr(self.official.unwrapped, "current_task_index", 0) or 0)
         return choice_slot(choice, action, self.oracle_subgoal(), index, self.plan(), offered)
 

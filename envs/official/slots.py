@@ -20,12 +20,14 @@ benchmark itself would give.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from envs.cards import all_cards
 from envs.cards.card import OfficialChoice
 from envs.core.base_task import HistorySlot
+from envs.core.primitives import COLOURS
 from envs.official.mapping import subgoal_point, with_point
 
 Pixel = tuple[int, int]
@@ -77,10 +79,24 @@ class PlanStep:
 @dataclass(frozen=True)
 class OfferedOption:
     """An option of the current decision: its action text and, when it takes an object, the
-    projected points of its candidates (None: it takes none)."""
+    projected points of its candidates (None: it takes none) and their actor names (the official
+    env's, ``cube_green_0``; empty where unknown)."""
 
     action: str
     candidates: tuple[Pixel | None, ...] | None = None
+    names: tuple[str, ...] = ()
+
+
+def _colours(words) -> set[str]:
+    return {w for w in words if w in COLOURS}
+
+
+def names_another_kind(text: str, name: str) -> bool:
+    """``text`` names a colour and the actor ``name`` is of another one (``"pick up the green cube"``
+    and ``cube_red_1``): an alternative re-pointed there would say one object and act on another."""
+    said = _colours(re.findall(r"[a-z]+", text.lower()))
+    own = _colours(re.split(r"[^a-z]+", name.lower()))
+    return bool(said) and bool(own) and not (said & own)
 
 
 def plan_phrases(plan: Sequence[PlanStep]) -> dict[str, str]:
@@ -174,6 +190,11 @@ def choice_slot(choice: OfficialChoice, oracle_action: str, oracle_text: str, in
                 if p is None:
                     continue
                 step = None if i == own else _step_naming(opt.action, p, index, plan)
+                if step is None and i != own and i < len(opt.names) and names_another_kind(base, opt.names[i]):
+                    # "pick up the green cube" pointing at a red one is no memoryless guess: the goal
+                    # and the current view settle the colour; only the plan's own words for that
+                    # cube ("pick up the first blue cube") offer it
+                    continue
                 # a candidate the plan names in its own words ("the left-side target") is offered in
                 # those words, never in another step's ("the right-side target" pointing at the left one)
                 alts.append(_grounded(base, p) if step is None else _fill(step.template, (p, *step.points[1:])))
