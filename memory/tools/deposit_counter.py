@@ -8,6 +8,12 @@ left on the table says nothing either. This tool counts *deposits*.
 Evidence for one deposit of colour C (the evidence gate):
 
 * a release in the executed actions (the gripper command going from closed to open);
+* the cube carried to it: a cube standing on the table when the gripper closed (seen within
+  the last ``carry_frames`` rendered frames) whose place is empty at the release. Exactly one
+  colour of such places names the carried colour, and only a blob of that colour can be the
+  deposit (an arm passing over a cube that stands near the bin hides it, which is no deposit);
+  none at all means the grasp lifted nothing (a missed grasp, retried by the executor), so the
+  release deposits nothing; several colours leave it open;
 * just before it (in the last ``lookback`` rendered frames: the arm often hides the held cube for
   the last few), a blob of colour C held over the bin (within ``near_px`` of the bin in the image,
   or above it within ``held_px`` when it is held high over the rim; the bin's dark floor is read
@@ -118,6 +124,8 @@ class DepositThresholds:
     """Rendered frames before a release searched for the held cube (the arm often hides it for the last few)."""
     standing_age: int = 40
     """A blob standing at a place since this many steps before the release is another cube, not the one carried."""
+    carry_frames: int = 20
+    """A cube seen standing at a place in the last this many rendered frames before a grasp may be the one grasped."""
 
 
 @register_tool(order=50)
@@ -130,10 +138,11 @@ class DepositCounter(Tool):
 
     def __init__(self, near_px: float = 30.0, held_px: float = 60.0, gone_px: float = 8.0, verify_within: int = 6, rest_frames: int = 6,
                  still_px: float = 5.0, min_area: int = 10, layout_frames: int = 3, lookback: int = 6,
-                 standing_age: int = 40):
+                 standing_age: int = 40, carry_frames: int = 20):
         self.config = DepositThresholds(
             near_px=near_px, held_px=held_px, gone_px=gone_px, verify_within=verify_within, rest_frames=rest_frames, still_px=still_px,
             min_area=min_area, layout_frames=layout_frames, lookback=lookback, standing_age=standing_age,
+            carry_frames=carry_frames,
         )
         self.goal: dict[str, int] = {}
 
@@ -154,7 +163,11 @@ class DepositCounter(Tool):
         self._live_frames = 0
         if self.active:
             events_for(store).attach(GRIPPER_LIVE)
-        self._spots: list[list] = []  # [colour, y, x, first step seen standing there]
+        self._spots: list[list] = []  # [colour, y, x, first step seen standing there, last step seen there]
+        self._grasped: list[tuple[str, float, float]] | None = None  # places standing when the gripper last closed
+        self.carried_log: list[tuple[int, str | None]] = []  # (release step, carried colour or None: lifted nothing)
+        self.empty_releases = 0
+        self._frame_steps: list[int] = []  # steps of the last rendered live frames
         self._recent: list[tuple[int, list[Blob]]] = []  # (step, blobs) of the last rendered frames
         self._rest: list[tuple[Blob, int]] = []  # blobs of the last frame, with how many frames in a row they stood there
         self._release: _Release | None = None
@@ -195,7 +208,10 @@ class DepositCounter(Tool):
     def observe(self, frame: Frame, store: MemoryStore) -> None:
         if not self.active or frame.source != "live":
             return
-        if any(e.kind == "release" for e in events_for(store).events(frame, GRIPPER_LIVE)):
+        events = events_for(store).events(frame, GRIPPER_LIVE)
+        if any(e.kind == "grasp" for e in events):
+            self._on_grasp(frame.step)
+        if any(e.kind == "release" for e in events):
             self._on_release(frame.step)
         if frame.rgb is None:
             return
@@ -214,10 +230,11 @@ class DepositCounter(Tool):
                 continue
             spot = next((sp for sp in self._spots if sp[0] == b.colour and np.hypot(sp[1] - b.y, sp[2] - b.x) <= 6), None)
             if spot is None:
-                self._spots.append([b.colour, b.y, b.x, frame.step])
+                self._spots.append([b.colour, b.y, b.x, frame.step, frame.step])
             else:
-                spot[1], spot[2] = b.y, b.x
+                spot[1], spot[2], spot[4] = b.y, b.x, frame.step
         self._recent = (self._recent + [(frame.step, blobs)])[-10:]
+        self._frame_steps = (self._frame_steps + [frame.step])[-self.config.carry_frames:]
         if self._release is not None and frame.step > self._release.step:
             self._verify(frame.step, blobs, store)
         self._check_take_back(frame.step, blobs, store)
@@ -231,15 +248,39 @@ class DepositCounter(Tool):
         return any(p.colour == b.colour and p.distance((b.y, b.x)) <= self.config.still_px and n >= self.config.rest_frames
                    for p, n in self._rest)
 
+    def _on_grasp(self, step: int) -> None:
+        """Remember the places where cubes stood on the table (away from the bin: spots are never
+        registered there) as the gripper closes."""
+        since = self._frame_steps[0] if len(self._frame_steps) >= self.config.carry_frames else -1
+        self._grasped = [(sp[0], sp[1], sp[2]) for sp in self._spots if sp[4] >= since]
+
+    def _carried(self) -> set[str] | None:
+        """Colours of the places standing at the last grasp that are empty now (None: no grasp seen)."""
+        if self._grasped is None or not self._recent:
+            return None
+        blobs = self._recent[-1][1]
+        return {c for c, y, x in self._grasped
+                if not any(b.colour == c and b.distance((y, x)) <= 2 * self.config.still_px for b in blobs)}
+
     def _on_release(self, step: int) -> None:
         if self.bin is None:
             return
+        carried = self._carried()
+        self._grasped = None
+        if carried is not None and not carried:
+            # the grasp lifted nothing: every cube standing then still stands
+            self.carried_log.append((step, None))
+            self.empty_releases += 1
+            return
+        only = next(iter(carried)) if carried is not None and len(carried) == 1 else None
+        if only is not None:
+            self.carried_log.append((step, only))
         candidates: list[Blob] = []
         # the latest frame showing something held at the bin; held high over the rim only when no
         # frame shows one at the bin itself (the closer view is the better evidence)
         for over in (self._near_bin, self._held_over_bin):
             for _, blobs in reversed(self._recent[-self.config.lookback:]):
-                candidates = [b for b in blobs if over(b) and not self._resting(b)]
+                candidates = [b for b in blobs if over(b) and not self._resting(b) and only in (None, b.colour)]
                 if candidates:
                     break
             if candidates:
@@ -380,4 +421,5 @@ class DepositCounter(Tool):
         return {"active": self.active, "goal": dict(self.goal), "deposited": {c: n for c, n in self.deposited.items() if n},
                 "bin": None if self.bin is None else [round(v) for v in self.bin], "log": list(self.log),
                 "rejected_releases": self.rejected, "taken_back": self.taken_back,
+                "empty_releases": self.empty_releases, "carried": [list(x) for x in self.carried_log],
                 "gate_calls": self._gate_calls, "rewrites": self._rewrites}
