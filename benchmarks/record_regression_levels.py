@@ -7,7 +7,7 @@ succeeded, and the memory's read counts (audited reads right / wrong, history-de
 right / all, retrospective probes right / asked).
 
     .venv/bin/python -m benchmarks.record_regression_levels                   # run the set, write the levels
-    .venv/bin/python -m benchmarks.record_regression_levels --workers 2       # the same, two processes
+    .venv/bin/python -m benchmarks.record_regression_levels --workers 3       # the same, three processes
     .venv/bin/python -m benchmarks.record_regression_levels --from-run DIR    # levels from a finished run of SET_ARGV
     .venv/bin/python -m benchmarks.record_regression_levels --check           # print the differences, write nothing
 
@@ -48,13 +48,23 @@ settings are the harness's defaults: history-blind composer, exact scripted poli
 COUNT_FIELDS = ("reads_correct", "reads_wrong", "history_decisions", "history_right", "probes_asked", "probes_right")
 
 
-def run_set(out: Path, workers: int = 1) -> float:
+def run_set(out: Path, workers: int = 2) -> float:
     """Play the set into the run directory ``out`` (resumes it if it holds part of the set) and
-    return the wall seconds it took. Raises if the harness does not exit 0."""
+    return the wall seconds it took. Raises if the harness does not exit 0.
+
+    The episodes play in spawned workers under the portable kernel choice
+    (``experiments.loop.host.portable_dispatch``): an episode's physics, and so which retry seed its
+    demonstration succeeds at, follows the host's SIMD kernels, and the levels must hold on every
+    host CI may run on. Hence at least two workers: one worker would play in this process, whose
+    numpy was loaded with this host's kernels."""
+    from experiments.loop.host import portable_dispatch
     from experiments.run import main
 
+    if workers < 2:
+        raise ValueError(f"workers={workers}: the set plays in at least 2 spawned workers (see run_set)")
     t0 = time.perf_counter()
-    rc = main([*SET_ARGV, "--out", str(out), "--workers", str(workers)])
+    with portable_dispatch():
+        rc = main([*SET_ARGV, "--out", str(out), "--workers", str(workers)])
     if rc != 0:
         raise RuntimeError(f"python -m experiments.run {' '.join(SET_ARGV)} --out {out} exited {rc}")
     return time.perf_counter() - t0
@@ -171,7 +181,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--from-run", type=Path, help="read a finished run directory of the set instead of playing it")
     p.add_argument("--out", type=Path, help="run directory to play the set into (default: a temporary one)")
-    p.add_argument("--workers", type=int, default=1)
+    p.add_argument("--workers", type=int, default=2, help="spawned workers (at least 2, see run_set)")
     p.add_argument("--levels", type=Path, default=LEVELS_PATH)
     p.add_argument("--check", action="store_true", help="compare with the recorded levels, write nothing")
     a = p.parse_args(argv)

@@ -15,12 +15,24 @@ from __future__ import annotations
 import ctypes
 import glob
 import os
+import platform
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 # Environment variables that override the CPU dispatch of the libraries the simulation loop uses
 # (numpy's SIMD loops, numpy's OpenBLAS, torch's ATen kernels, Mesa llvmpipe's vector width).
 DISPATCH_OVERRIDES = ("NPY_DISABLE_CPU_FEATURES", "OPENBLAS_CORETYPE", "ATEN_CPU_CAPABILITY",
                       "LP_NATIVE_VECTOR_WIDTH")
+# The kernels every x86_64 host with AVX2 chooses the same way: numpy's AVX-512 loops switched off
+# (naming a feature a CPU lacks is harmless; numpy only turns features off) and OpenBLAS's Haswell
+# kernels (what it picks on AVX2 Intel and Zen hosts). Processes started under these play an
+# episode the same on an AVX-512 host as on an AVX2 one.
+PORTABLE_DISPATCH = {
+    "NPY_DISABLE_CPU_FEATURES": "AVX512F AVX512CD AVX512_KNL AVX512_KNM AVX512_SKX AVX512_CLX AVX512_CNL "
+                                "AVX512_ICL AVX512_SPR",
+    "OPENBLAS_CORETYPE": "Haswell",
+}
 # CPU flags whose presence changes which kernels run (the rest do not move results).
 SIMD_FLAGS = ("sse4_2", "avx", "avx2", "fma", "avx512f", "avx512bw", "avx512vl", "avx512_vnni", "amx_tile")
 
@@ -80,3 +92,23 @@ def floating_point_host() -> dict[str, Any]:
         "openblas_core": openblas_core(),
         "overrides": {k: os.environ[k] for k in DISPATCH_OVERRIDES if k in os.environ},
     }
+
+
+@contextmanager
+def portable_dispatch() -> Iterator[dict[str, str]]:
+    """Set :data:`PORTABLE_DISPATCH` in ``os.environ`` for the processes started inside the block.
+
+    Why a block and not this process: numpy and OpenBLAS read these variables once, when they are
+    loaded, so they act on spawned workers only (the harness's pool uses the spawn context). Outside
+    x86_64 the block changes nothing. Yields the variables it set."""
+    pinned = dict(PORTABLE_DISPATCH) if platform.machine() in ("x86_64", "AMD64") else {}
+    before = {k: os.environ.get(k) for k in pinned}
+    os.environ.update(pinned)
+    try:
+        yield pinned
+    finally:
+        for k, v in before.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
