@@ -392,13 +392,8 @@ class OfficialSubgoalEnv(gym.Env):
         if cmd is None:
             # no option executes this text: the robot holds still for one chunk of the budget (as
             # our scripted policy does with an unparsable subgoal), so the episode can time out
-            self._noop += self.noop_steps
-            self.steps += self.noop_steps
-            if self.steps >= self.max_steps:
-                self.status = "timeout"
             self._t["env_s"] += time.perf_counter() - t0
-            info = dict(self._our_info(), frames=frames, command=None)
-            return subgoal_observation(self._last_obs), 0.0, False, self.status == "timeout", info
+            return self._held_still(None)
         self._clear_records()
         self._tap.terminal_front = None
         # mplib's IK restarts draw from the C library's rand(): seeded per decision from the episode,
@@ -417,6 +412,11 @@ class OfficialSubgoalEnv(gym.Env):
         self._info.update(keep)
         rgbs, qs = list(obs.get("front_rgb_list", [])), obs.get("joint_state_list", [])
         n = len(rgbs)
+        if n == 0 and "status" not in info:
+            # the option took no env step (a "remain static" whose last hold checkpoint has passed:
+            # it holds until a step already behind): nothing happened and the clock did not move;
+            # like a text no option executes, it costs one chunk of the budget
+            return self._held_still(cmd.to_action())
         if self.gate is not None and n:  # the view after the option, whatever the stride
             last = self._tap.terminal_front
             rgbs[-1] = last if last is not None else self.gate.front_at(self._clocks[-1] if self._clocks else self.clock)
@@ -437,6 +437,16 @@ class OfficialSubgoalEnv(gym.Env):
         self._last_obs = ours
         out = dict(self._our_info(), frames=frames, command=cmd.to_action())
         return subgoal_observation(ours), 0.0, self.status in ("success", "fail", "error"), self.status == "timeout", out
+
+    def _held_still(self, command) -> tuple:
+        """The step's return when the robot did not move: one no-op chunk of the budget is spent
+        (so an episode that only ever holds still times out) and the last observation stands."""
+        self._noop += self.noop_steps
+        self.steps = self.clock - self._clock0 + self._noop
+        if self.steps >= self.max_steps:
+            self.status = "timeout"
+        info = dict(self._our_info(), frames=[], command=command)
+        return subgoal_observation(self._last_obs), 0.0, False, self.status == "timeout", info
 
     def close(self):
         if self.env is not None:

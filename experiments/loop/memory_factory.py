@@ -80,17 +80,31 @@ def memory_config(cond, specifier: str = "instruction", endpoint: str | None = N
                         specifier=spec_fn, specifier_votes=votes)
 
 
-def build_memory(cond, perception: PerceptionConfig | None = None, specifier=None) -> MemoryLayer:
+def executor_tool_settings(backend: str, policy: str) -> dict[str, dict]:
+    """What the memory's tools must know about the executor they write subgoals for (tool name ->
+    constructor arguments, :func:`memory.tools.registry.default_tools`).
+
+    One fact so far: how a press is carried out. Our scripted executor waits over the button for the
+    next arrival a press can meet, so a press may be released before the next arrival's time is
+    known; the benchmark's planner (``--backend robomme``, directly or behind the planner server)
+    and a learned policy press at once, so there the press waits until the arrival is due."""
+    return {"pass_timer": {"release_unknown": backend == "robomem" and policy == "scripted"}}
+
+
+def build_memory(cond, perception: PerceptionConfig | None = None, specifier=None,
+                 tool_settings: dict[str, dict] | None = None) -> MemoryLayer:
     """A fresh memory layer for one episode of condition ``cond``, its tools on the perception
     back-ends ``perception`` names (``None``: the colour default; loaded models are cached), its
     specifier as the run config's ``specifier`` group says (:class:`experiments.loop.config.SpecifierConfig`;
-    ``None``: the instruction parser)."""
+    ``None``: the instruction parser), and its tools told what ``tool_settings`` says of the executor
+    (:func:`executor_tool_settings`; ``None``: the registered defaults)."""
     if cond.custom is not None:  # a researcher's memory (memory/contract/interface.py), built with no arguments
         from memory.contract.interface import check_memory, load_memory_class
 
         return check_memory(load_memory_class(cond.custom)(), where=cond.custom)
     cfg = memory_config(cond, *_specifier_args(specifier))
-    return MemoryLayer(cfg, default_tools(perception=None if perception is None else build_perception(perception)))
+    return MemoryLayer(cfg, default_tools(perception=None if perception is None else build_perception(perception),
+                                          settings=tool_settings))
 
 
 def _specifier_args(specifier) -> tuple[str, str | None, str]:

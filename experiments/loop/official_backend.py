@@ -57,9 +57,9 @@ def build_official_parts(unit: WorkUnit, cfg, video_path=None) -> EpisodeParts:
     uses_memory = cond.memory or cond.recent_window is not None
     memory = None
     if uses_memory:
-        from experiments.loop.memory_factory import build_memory
+        from experiments.loop.memory_factory import build_memory, executor_tool_settings
 
-        memory = build_memory(cond, cfg.perception, cfg.specifier)
+        memory = build_memory(cond, cfg.perception, cfg.specifier, executor_tool_settings("robomme", cfg.policy.kind))
         if cond.flags.uses_true_state:
             raise ValueError(f"condition {unit.condition!r} reads our envs' privileged state (the oracle ladder); "
                              "it has no official-backend equivalent yet")
@@ -95,9 +95,9 @@ def _learned_policy_parts(unit: WorkUnit, cfg, video_path=None) -> EpisodeParts:
     uses_memory = cond.memory or cond.recent_window is not None
     memory = None
     if uses_memory:
-        from experiments.loop.memory_factory import build_memory
+        from experiments.loop.memory_factory import build_memory, executor_tool_settings
 
-        memory = build_memory(cond, cfg.perception, cfg.specifier)
+        memory = build_memory(cond, cfg.perception, cfg.specifier, executor_tool_settings("robomme", cfg.policy.kind))
         if cond.flags.uses_true_state:
             raise ValueError(f"condition {unit.condition!r} reads our envs' privileged state (the oracle ladder); "
                              "it has no official-backend equivalent yet")

@@ -280,15 +280,19 @@ def write_config_json(out: str | os.PathLike, cfg: Any, *, argv: list[str] | Non
     out.mkdir(parents=True, exist_ok=True)
     path = out / CONFIG_FILE
     cfg_dict = cfg.to_dict() if hasattr(cfg, "to_dict") else dict(cfg)
-    from memory.tools.registry import tool_thresholds  # imports every tool module: only when a run starts
+    from experiments.loop.memory_factory import executor_tool_settings
+    from memory.tools.registry import default_tools, tool_thresholds  # imports every tool module: only when a run starts
+
+    env_cfg, policy_cfg = cfg_dict.get("env") or {}, cfg_dict.get("policy") or {}
+    settings = executor_tool_settings(env_cfg.get("backend", "robomem"), policy_cfg.get("kind", "scripted"))
 
     doc = {
         "config": cfg_dict,
         # the numbers every memory tool decides with, from the default tool set: the same for every
         # condition (ablations switch tools off, not thresholds), so they sit beside the config, not
         # in it; a resumed run compares ``config`` and the commit only, and a change of thresholds is
-        # a change of code (a new commit) anyway
-        "memory_thresholds": tool_thresholds(),
+        # a change of code (a new commit) anyway; with what the executor fixes (executor_tool_settings)
+        "memory_thresholds": tool_thresholds(default_tools(settings=settings)),
         **provenance(),
         "argv": list(sys.argv if argv is None else argv),
         "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),

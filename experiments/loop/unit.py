@@ -40,9 +40,9 @@ def build_parts(unit: WorkUnit, cfg, video_path=None) -> EpisodeParts:
     uses_memory = cond.memory or cond.recent_window is not None
     memory = None
     if uses_memory:
-        from experiments.loop.memory_factory import build_memory
+        from experiments.loop.memory_factory import build_memory, executor_tool_settings
 
-        memory = build_memory(cond, cfg.perception, cfg.specifier)
+        memory = build_memory(cond, cfg.perception, cfg.specifier, executor_tool_settings("robomem", cfg.policy.kind))
         if cond.flags.uses_true_state:
             from experiments.audit.oracle_ladder import OracleLadder, ladder_rung
 

@@ -20,6 +20,8 @@ from memory.perception.layout_pixels import purple_blobs
 __all__ = ["PassConfig", "PassDetector"]
 
 _EIGHT = np.ones((3, 3), dtype=bool)
+TARGET_FRAMES = 2
+"""Rendered frames a purple place must be seen in (within 3 px) before it can be the target."""
 
 
 @dataclass(frozen=True)
@@ -60,7 +62,7 @@ class PassDetector(Detector):
 
     def reset(self) -> None:
         self.target: tuple[float, float] | None = None
-        self._target_seen: list[tuple[float, float]] = []
+        self._target_seen: list[list] = []  # [y, x, frames seen there] per purple place
         self._bg: np.ndarray | None = None
         self._prev: np.ndarray | None = None
         self._still: np.ndarray | None = None
@@ -71,13 +73,20 @@ class PassDetector(Detector):
         self._step = 0
 
     def _read_target(self, rgb: np.ndarray) -> None:
-        blobs = purple_blobs(rgb)
-        if not blobs:
-            return
-        y, x, _ = max(blobs, key=lambda b: b[2])
-        if any(np.hypot(y - py, x - px) <= 3 for py, px in self._target_seen):
-            self.target = (y, x)
-        self._target_seen.append((y, x))
+        """The target is the purple place seen in the most frames, once it has been seen in
+        ``TARGET_FRAMES`` and more often than any other. Why not the largest purple blob: the moving
+        object may be purple too, and larger in the image; it also stands still where its motion
+        starts, but only the disc keeps standing at one place while the object moves on (a tie
+        waits)."""
+        for y, x, _ in purple_blobs(rgb):
+            seen = next((p for p in self._target_seen if np.hypot(y - p[0], x - p[1]) <= 3), None)
+            if seen is None:
+                self._target_seen.append([y, x, 1])
+            else:
+                seen[2] += 1
+        ranked = sorted(self._target_seen, key=lambda p: -p[2])
+        if ranked and ranked[0][2] >= TARGET_FRAMES and (len(ranked) == 1 or ranked[0][2] > ranked[1][2]):
+            self.target = (ranked[0][0], ranked[0][1])
 
     def _update_background(self, rgb: np.ndarray) -> None:
         """The background takes the current value of every pixel that stayed still for two frames."""
@@ -153,9 +162,12 @@ class PassDetector(Detector):
             if t1 - t > 3 * c.max_gap:
                 self._pending = None  # it never went on: not a verified pass
             return None
-        if t1 - t0 > c.max_gap or max(a0, a1) > 3 * min(a0, a1):
-            return None
         p0 = np.array([y0, x0])
+        # sightings of very different sizes are two things, unless one of them is over the target:
+        # an object the disc's own colour differs from it only at its edges there
+        on_target = min(float(np.hypot(*(p0 - T))), float(np.hypot(*(p1 - T)))) <= c.cross_px
+        if t1 - t0 > c.max_gap or (max(a0, a1) > 3 * min(a0, a1) and not on_target):
+            return None
         seg = p1 - p0
         L2 = float(seg @ seg)
         if L2 < 1.0:

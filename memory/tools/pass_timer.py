@@ -32,7 +32,11 @@ reaction time: the scripted descent takes 6-8 steps; 10 leaves a margin). The fi
 started now can meet is the next one predicted to come at least ``press_latency`` steps from now.
 The gate lets the press through (or rewrites "remain static" into the press, at the button's layout
 point) when the arrival before the k-th has been verified, the first meetable one is the k-th, and
-it is due within ``release_within`` steps; a press at any other time becomes "remain static". Once
+it is due within ``release_within`` steps (or its due time is not known yet and the executor waits
+for the arrival itself: ``release_unknown``), or when the previous
+decision waited and the clock has not moved since (an executor whose waiting has run out: the
+benchmark's own "remain static" holds only until a fixed step); a press at any other time
+becomes "remain static". Once
 released, the same press text is kept so that the executor does not restart it. (The executor then
 waits over the button for the arrival it can meet, so a release anywhere between the (k-1)-th
 arrival and the k-th minus the latency lands on the k-th.)
@@ -70,7 +74,11 @@ class PassTimerThresholds:
     press_latency: int = 10
     """Steps from a proposed press to the button going down: a press is timed for the first arrival at least this far ahead."""
     release_within: int = 40
-    """A press whose arrival is at most this many steps away (or not yet known) is released; a later one waits."""
+    """A press whose arrival is at most this many steps away is released; a later one waits."""
+    release_unknown: bool = True
+    """Release a press whose arrival time is not known yet (no period measured): right for an executor
+    that waits over the button for the next arrival it can meet (our scripted one); an executor that
+    presses at once needs False (experiments.loop.memory_factory.executor_tool_settings)."""
 
 
 @register_tool(order=60)
@@ -81,10 +89,11 @@ class PassTimer(Tool):
     gate_kind = ReadKind.EVENT_ORDINAL
     render = RenderNeed(stride=4, video=False)
 
-    def __init__(self, press_latency: int = 10, release_within: int = 40, still_threshold: int = 12,
+    def __init__(self, press_latency: int = 10, release_within: int = 40, release_unknown: bool = True, still_threshold: int = 12,
                  diff_threshold: int = 30, min_area: int = 30, max_area: int = 900, max_jump: float = 40.0,
                  cross_px: float = 10.0, past_px: float = 3.0, max_gap: int = 12, min_separation: int = 20):
-        self.config = PassTimerThresholds(press_latency=press_latency, release_within=release_within)
+        self.config = PassTimerThresholds(press_latency=press_latency, release_within=release_within,
+                                          release_unknown=release_unknown)
         self.pass_config = PassConfig(still_threshold=still_threshold, diff_threshold=diff_threshold, min_area=min_area,
                                       max_area=max_area, max_jump=max_jump, cross_px=cross_px, past_px=past_px,
                                       max_gap=max_gap, min_separation=min_separation)
@@ -210,8 +219,12 @@ class PassTimer(Tool):
             return None if proposed == self._released else self._released
         meet = self.first_meetable(now)
         release = False
+        # the last decision waited and time did not move since (an executor whose wait has run out):
+        # waiting again changes nothing, so the press the count calls for goes now
+        stalled = bool(self._decisions) and self._decisions[-1]["step"] == now and not self._decisions[-1]["release"]
         if meet is not None and meet[0] == self.k and len(self.arrivals) >= (self.k or 0) - 1:
-            release = meet[1] is None or meet[1] - now <= self.config.release_within
+            due = self.config.release_unknown if meet[1] is None else meet[1] - now <= self.config.release_within
+            release = stalled or due
         self._decisions.append({"step": now, "count": len(self.arrivals), "meet": None if meet is None else
                                 [meet[0], None if meet[1] is None else round(meet[1], 1)], "release": release})
         if release:

@@ -12,6 +12,8 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import pkgutil
+from collections.abc import Mapping
+from typing import Any
 
 import memory.tools as _package
 from memory.tools.base import REGISTERED_TOOLS, Tool
@@ -29,10 +31,22 @@ def registered_tools() -> list[tuple[int, type[Tool], dict]]:
     return sorted(REGISTERED_TOOLS, key=lambda entry: entry[0])
 
 
-def default_tools(exclude: frozenset[str] = frozenset(), perception=None) -> list[Tool]:
+def default_tools(exclude: frozenset[str] = frozenset(), perception=None,
+                  settings: Mapping[str, Mapping[str, Any]] | None = None) -> list[Tool]:
     """A fresh instance of every registered tool (tools keep per-episode state) whose name is not in
-    ``exclude``, each handed ``perception`` (:class:`memory.perception.Perception`; ``None``: the colour default)."""
-    tools = [t for t in (cls(**kwargs) for _, cls, kwargs in registered_tools()) if t.name not in exclude]
+    ``exclude``, each handed ``perception`` (:class:`memory.perception.Perception`; ``None``: the colour default).
+
+    ``settings`` maps a tool's name to constructor arguments that replace its registered ones (what
+    the deployment fixes, such as how the executor carries out a press); a name no tool has is a
+    ``KeyError`` naming it, so a misspelt setting cannot silently change nothing."""
+    entries = registered_tools()
+    settings = dict(settings or {})
+    unknown = sorted(set(settings) - {cls.name for _, cls, _ in entries})
+    if unknown:
+        raise KeyError(f"tool settings for {', '.join(map(repr, unknown))}: no registered tool has that name "
+                       f"(registered: {', '.join(cls.name for _, cls, _ in entries)})")
+    tools = [t for t in (cls(**{**kwargs, **settings.get(cls.name, {})}) for _, cls, kwargs in entries)
+             if t.name not in exclude]
     if perception is not None:
         for tool in tools:
             tool.use_perception(perception)
