@@ -36,6 +36,8 @@ class EpisodeParts:
     extra: dict[str, Any] = field(default_factory=dict)
     goal_style: str = "template"
     """``template`` or ``reworded``: the env draws the rewording from ``streams["goal"]``."""
+    backend: str = "robomem"
+    """Which envs the episode runs on: ``robomem`` (ours) or ``robomme`` (the benchmark's own)."""
 
 
 @dataclass
@@ -165,7 +167,8 @@ def run_episode(spec: EpisodeSpec, parts: EpisodeParts, max_decisions: int = 10_
         condition=parts.condition, difficulty=spec.difficulty, status=status, success=status == "success",
         steps=steps, error=error, wall_s=time.perf_counter() - t0, timings=timings, subgoals=subgoals,
         n_subgoals=len(subgoals), memory=memory_diag or {"audit": audit}, streams=dict(parts.streams),
-        retry_offset=spec.env_seed - base_seed(spec.task, spec.split, spec.episode_idx),
+        # the official envs seed an episode from the benchmark's metadata: no formula, no retry
+        retry_offset=0 if parts.backend == "robomme" else spec.env_seed - base_seed(spec.task, spec.split, spec.episode_idx),
         policy_noise=list(getattr(parts.policy, "noise_events", None) or []), history_audit=history.to_dict(),
-        goal_style=parts.goal_style, goal=goal,
+        goal_style=parts.goal_style, goal=goal, backend=parts.backend,
     )

@@ -72,6 +72,7 @@ def build_official_parts(unit: WorkUnit, cfg, video_path=None) -> EpisodeParts:
     top = wrap_top(env, memory, cond, video_path)
     composer = build_composer(cfg.composer_for(cond), cfg.composer, env)
     return EpisodeParts(env=top, composer=composer, memory=memory, condition=unit.condition, seed=unit.seed,
+                        backend="robomme", goal_style=cfg.env.goal_style,
                         streams=streams, policy=None, extra={"bridges": list(env.bridges.applied)})
 
 
@@ -109,4 +110,5 @@ def _learned_policy_parts(unit: WorkUnit, cfg, video_path=None) -> EpisodeParts:
     env = wrap_top(env, memory, cond, video_path)
     composer = build_composer(cfg.composer_for(cond), cfg.composer, low)
     return EpisodeParts(env=env, composer=composer, memory=memory, condition=unit.condition, seed=unit.seed,
+                        backend="robomme", goal_style=cfg.env.goal_style,
                         streams=streams, policy=policy, extra={"bridges": list(low.bridges.applied)})

@@ -63,6 +63,11 @@ class EpisodeResult:
     """``template`` or ``reworded`` (``--goal-style``)."""
     goal: str = ""
     """The goal text every composer, the policy and the memory were given in this episode."""
+    backend: str = "robomem"
+    """The envs the episode ran on: ``robomem`` (ours) or ``robomme`` (the benchmark's own, where
+    ``env_seed`` and ``difficulty`` are the benchmark's metadata record, not our seed formula). A row
+    written before this field existed reads as ``robomem``; the report takes such a run's backend
+    from its ``config.json`` (:func:`experiments.loop.results.read_rows`)."""
 
     @property
     def key(self) -> tuple[str, str, int, str, int]:

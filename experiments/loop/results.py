@@ -179,13 +179,29 @@ def row_key(row: dict[str, Any]) -> Key:
 
 
 def read_rows(out: str | os.PathLike, *, warn: bool = True) -> list[dict[str, Any]]:
-    """One row per unit: the last row written for a key wins (a retried error supersedes the old row)."""
+    """One row per unit: the last row written for a key wins (a retried error supersedes the old row).
+    Every row names its ``backend``: a row written before rows carried it takes its run's (``run_backend``)."""
     latest: dict[Key, dict[str, Any]] = {}
+    backend = None
     for row in iter_rows(out, warn=warn):
+        if "backend" not in row:
+            backend = backend or run_backend(out)
+            row["backend"] = backend
         k = row_key(row)
         latest.pop(k, None)  # the surviving row takes the later position
         latest[k] = row
     return list(latest.values())
+
+
+def run_backend(out: str | os.PathLike) -> str:
+    """The backend a run directory's ``config.json`` names (``robomem`` when it names none)."""
+    p = Path(out)
+    config = (p.parent if p.name.endswith((".jsonl", ".jsonl.gz")) else p) / CONFIG_FILE
+    try:
+        doc = json.loads(config.read_text())
+    except (OSError, ValueError):
+        return "robomem"
+    return str(((doc.get("config") or {}).get("env") or {}).get("backend") or "robomem")
 
 
 def read_results(out: str | os.PathLike, *, warn: bool = True) -> list[EpisodeResult]:

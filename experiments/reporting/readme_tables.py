@@ -15,7 +15,10 @@ finished arm with a half-run one (``section=campaign`` shows how far each stage 
 has got); ``episodes=LO:HI`` keeps episodes LO..HI-1, so arms run on different ranges compare on
 the common one. ``reference=COND`` is the condition ``section=paired`` pairs the
 others against (default ``no-memory``). ``section=rewording baseline=OTHER`` compares ``name``'s rows with the same episodes of
-``OTHER`` (the same arm with the template goals; both must come from one commit). ``python -m experiments.report --readme README.md`` rewrites every block from the
+``OTHER`` (the same arm with the template goals; both must come from one commit). ``section=backends
+beside=OURS`` puts ``name`` (a ``--backend robomme`` run) beside ``OURS`` (a run on our envs, at its own
+commit; ``beside_stage=`` selects its campaign stages), arm by arm on the episodes both ran
+(``experiments/reporting/backends_section.py``); rows of two backends never share a cell. ``python -m experiments.report --readme README.md`` rewrites every block from the
 results; ``python -m experiments.report --check README.md`` exits 1 naming each block that differs
 (the default test suite runs it, so a hand-edited or stale number fails CI).
 """
@@ -29,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from experiments.reporting.code_tables import GENERATED, regenerate_code_tables
+from experiments.reporting.backends_section import backends_section
 from experiments.reporting.cost_section import cost_section
 from experiments.reporting.failure_reasons import failures_section
 from experiments.reporting.figures import FIGURE, regenerate_figures
@@ -63,16 +67,22 @@ class Block:
     stages: tuple[str, ...] | None = None
     reference: str | None = None
     episodes: tuple[int, int] | None = None
+    beside: str | None = None
+    beside_stages: tuple[str, ...] | None = None
 
     @classmethod
     def parse(cls, args: str) -> "Block":
         kv = marker_args(args)
-        unknown = set(kv) - {"name", "section", "conditions", "split", "baseline", "stage", "reference", "episodes"}
+        unknown = set(kv) - {"name", "section", "conditions", "split", "baseline", "stage", "reference", "episodes",
+                             "beside", "beside_stage"}
         if unknown or "name" not in kv or "section" not in kv:
             raise ValueError(f"bad results marker arguments {args!r} (need name= and section=; "
-                             f"optional conditions=, split=, baseline=, stage=, reference=, episodes=)")
+                             f"optional conditions=, split=, baseline=, stage=, reference=, episodes=, beside=, beside_stage=)")
         if (kv["section"] == "rewording") != ("baseline" in kv):
             raise ValueError(f"bad results marker arguments {args!r}: section=rewording and baseline= go together")
+        if (kv["section"] == "backends") != ("beside" in kv) or ("beside_stage" in kv and "beside" not in kv):
+            raise ValueError(f"bad results marker arguments {args!r}: section=backends and beside= go together "
+                             "(beside_stage= only with beside=)")
         if kv["section"] not in SECTIONS:
             raise ValueError(f"unknown results section {kv['section']!r} (known: {', '.join(SECTIONS)})")
         if "reference" in kv and kv["section"] != "paired":
@@ -80,7 +90,9 @@ class Block:
         conds = tuple(kv["conditions"].split(",")) if "conditions" in kv else None
         stages = tuple(kv["stage"].split(",")) if "stage" in kv else None
         episodes = episode_range(kv["episodes"], f"bad results marker arguments {args!r}") if "episodes" in kv else None
-        return cls(kv["name"], kv["section"], conds, kv.get("split"), kv.get("baseline"), stages, kv.get("reference"), episodes)
+        beside_stages = tuple(kv["beside_stage"].split(",")) if "beside_stage" in kv else None
+        return cls(kv["name"], kv["section"], conds, kv.get("split"), kv.get("baseline"), stages, kv.get("reference"), episodes,
+                   kv.get("beside"), beside_stages)
 
 
 def _table_only(md: str) -> str:
@@ -187,6 +199,7 @@ SECTIONS: dict[str, Callable] = {
     "failures": _table_of(failures_section),
     "cost": _table_of(cost_section),
     "campaign": None,  # needs the block's name: rendered by campaign_table
+    "backends": _table_of(backends_section),  # needs the beside= rows: rendered in render_block
 }
 
 
@@ -241,6 +254,18 @@ def render_block(block: Block, root: Path = PUBLISHED, doc: str = "README.md") -
                              f"{other[:10]}: a comparison must come from one commit")
         table = SECTIONS[block.section](rows, baseline)
         source += f" against `benchmarks/results/{block.baseline}`"
+    elif block.beside:
+        # the other backend's run, at its own commit (a comparison across backends cannot share one)
+        beside = read_rows(root / block.beside, warn=False)
+        if not beside:
+            raise ValueError(f"results {block.beside!r}: no rows under {root / block.beside}")
+        other = check_publishable(beside)
+        beside = select_rows(beside, block.beside, block.beside_stages, block.split, block.episodes)
+        if block.conditions:
+            beside = [r for r in beside if r["condition"] in block.conditions]
+        table = backends_section(rows, beside)[0]
+        source += (f" beside `benchmarks/results/{block.beside}`"
+                   + (f" (stage {', '.join(block.beside_stages)})" if block.beside_stages else "") + f" at `{other[:10]}`")
     elif block.section == "campaign":
         table = campaign_table(rows, block.name)
     elif block.reference:
