@@ -30,9 +30,11 @@ from collections.abc import Callable, Mapping
 import gymnasium as gym
 import numpy as np
 
+from envs.core.rewording import GOAL_STYLES, draw_rewording
 from envs.episode_timings import TIMING_KEYS, read_timings, start_timings
 from envs.episodes import EpisodeSpec
 from envs.official import mapping as M
+from envs.official.goal_values import goal_values_from_text
 from envs.official.render_gate import RenderGate
 from envs.core.solvers import seed_planner_randomness
 from envs.official.slots import (OfferedOption, PlanStep, choice_of, choice_slot, history_slot, nearest, plan_phrases,
@@ -126,6 +128,7 @@ class OfficialSubgoalEnv(gym.Env):
         self.status, self.error, self.clock, self.steps = "ongoing", None, 0, 0
         self._clock0 = 0
         self._noop = 0
+        self.goal_style, self._goals = "template", [""]
         self._last_obs: dict = {"front_rgb": None, "wrist_rgb": None, "joint_state": np.zeros(7, np.float32),
                                 "step": 0, "clock": 0}
         self.render_only_consumed = False
@@ -324,6 +327,7 @@ class OfficialSubgoalEnv(gym.Env):
         self._t["reset_s"] += time.perf_counter() - t0
         self._log_raw("reset", None, obs, info)
         self._info = dict(info)
+        self._choose_goal(options)
         self._phrases = plan_phrases(self.plan())
         self.status, self.error, self._noop = M.status_of(info), None, 0
         self.clock = self._clock0 = M.elapsed_steps(info)
@@ -331,7 +335,7 @@ class OfficialSubgoalEnv(gym.Env):
         n = len(obs["front_rgb_list"])
         clocks, _ = self._entries(n)
         video = DemoVideo()
-        k = self.video_stride(M.goal_texts(info)[0]) if callable(self.video_stride) else int(self.video_stride)
+        k = self.video_stride(self._goals[0]) if callable(self.video_stride) else int(self.video_stride)
         if isinstance(k, bool) or not isinstance(k, int) or k < 1:
             raise ValueError(f"video_stride gave {k!r}; it must be an int >= 1")
         for c, rgb, q in zip(clocks[:-1], obs["front_rgb_list"][:-1], obs["joint_state_list"][:-1]):
@@ -373,9 +377,31 @@ class OfficialSubgoalEnv(gym.Env):
         return {"front_rgb": None if rgb is None else M.as_uint8_rgb(rgb), "wrist_rgb": None,
                 "joint_state": M.as_joints(q), "step": self.steps, "clock": self.clock}
 
+    def _choose_goal(self, options: dict | None) -> None:
+        """The goal every consumer (composer, memory, policy) is given, kept until the next reset:
+        the benchmark's own paraphrases (``--goal-style template``), or one of our rewordings of the
+        task's goal (``reworded``), filled with the values read back from the benchmark's template
+        text (``envs/official/goal_values.py``) and drawn with the episode's goal stream, as on ours."""
+        options = options or {}
+        self.goal_style = str(options.get("goal_style", "template"))
+        if self.goal_style not in GOAL_STYLES:
+            raise ValueError(f"unknown goal style {self.goal_style!r} ({', '.join(GOAL_STYLES)})")
+        template = M.goal_texts(self._info) if self._info.get("task_goal") else [""]
+        if self.goal_style == "template":
+            self._goals = template
+        else:
+            values = goal_values_from_text(template[0])
+            self._goals = [draw_rewording(self.task_name, values, int(options.get("goal_seed", 0)))]
+
+    def goal_list(self) -> list[str]:
+        """The goal as a list of paraphrases (the challenge's ``task_goal``): the benchmark's own, or
+        the one rewording this episode is given under ``--goal-style reworded``."""
+        return list(self._goals)
+
     def _our_info(self) -> dict:
-        goals = M.goal_texts(self._info) if self._info.get("task_goal") else [""]
-        return {"goal": goals[0], "task_goal": goals, "subgoal": self._info.get("simple_subgoal_online"),
+        goals = self._goals
+        return {"goal": goals[0], "task_goal": goals, "goal_style": self.goal_style,
+                "subgoal": self._info.get("simple_subgoal_online"),
                 "status": self.status, "clock": self.clock, "steps": self.steps,
                 "subgoal_index": getattr(self.official.unwrapped, "current_task_index", None), "error": self.error}
 

@@ -116,6 +116,7 @@ class OfficialJointEnv(OfficialSubgoalEnv):
         obs, info = self.env.reset()
         self._t["reset_s"] += time.perf_counter() - t0
         self._info = dict(info)
+        self._choose_goal(options)
         self._pending = {k: [] for k in OBS_LISTS}
         self._keep(obs, info)
         self._phrases = plan_phrases(self.plan())
@@ -125,7 +126,7 @@ class OfficialJointEnv(OfficialSubgoalEnv):
         n = len(obs["front_rgb_list"])
         self._t["renders"] += n
         video = DemoVideo()
-        k = self.video_stride(M.goal_texts(info)[0]) if callable(self.video_stride) else int(self.video_stride)
+        k = self.video_stride(self._goals[0]) if callable(self.video_stride) else int(self.video_stride)
         for c, rgb, q in zip(M.batch_clocks(n, self.clock)[:-1], obs["front_rgb_list"][:-1], obs["joint_state_list"][:-1]):
             if c % k == 0:
                 video.front.append(M.as_uint8_rgb(rgb))
@@ -140,10 +141,6 @@ class OfficialJointEnv(OfficialSubgoalEnv):
         reset: the conditioning video and the current frame), for a challenge-interface client."""
         out, self._pending = self._pending, {k: [] for k in OBS_LISTS}
         return out
-
-    def goal_list(self) -> list[str]:
-        """The goal's paraphrases as the official env gives them (``task_goal``)."""
-        return list(M.goal_texts(self._info))
 
     def _keep(self, obs: dict, info: dict) -> None:
         self.raw = {k: list(obs.get(k) or []) for k in OBS_LISTS}
