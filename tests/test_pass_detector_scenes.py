@@ -103,3 +103,13 @@ def test_tool_settings_naming_no_tool_are_refused():
         default_tools(settings={"pass_timr": {"release_unknown": False}})
     timer = next(t for t in default_tools(settings={"pass_timer": {"release_unknown": False}}) if t.name == "pass_timer")
     assert timer.config.release_unknown is False
+
+
+@pytest.mark.parametrize("press, wait", [("push the stop button", "stay still"), ("hit the button at <40, 120>", "wait")])
+def test_a_press_and_a_wait_worded_otherwise_are_gated_alike(press, wait):
+    tool, store, _ = _timer_after_one_arrival(release_unknown=False)
+    assert tool.gated(press, store) == "remain static"  # read as a press: not yet due, so it waits
+    tool, store, _ = _timer_after_one_arrival(release_unknown=False)
+    assert tool.gated(wait, store) is None and len(tool._decisions) == 1  # read as a wait: decided, left alone
+    assert tool.gated("lift the cube", store) is None and len(tool._decisions) == 1  # not the gate's: undecided
+    assert tool.gated(press, store) is None and tool._released == press  # the clock did not move: it goes now

@@ -57,6 +57,7 @@ from memory.language.words import COLOUR_WORDS
 from subgoals.record_names import RecordName, reference_binding
 from subgoals import phrases
 from subgoals.edits import Replace, SubgoalEdit
+from subgoals.actions import Action, action_of
 from subgoals.grammar import Point, try_parse
 from memory.tools.groups import ToolGroup
 
@@ -422,8 +423,8 @@ class DemoHandledTool(Tool):
         sg = try_parse(proposed)
         if sg is None:
             return None
-        verb = sg.verb.lower()
-        verdict = self.picks.verdict(stops=verb.startswith("press"), continues=verb.startswith("pick"))
+        action = action_of(sg)
+        verdict = self.picks.verdict(stops=action is Action.PRESS, continues=action is Action.PICK)
         if verdict == "continue":
             rec = store.get(KEY)
             if self._last_rgb is None or not isinstance(rec, EntityRecord):

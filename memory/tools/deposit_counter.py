@@ -62,6 +62,7 @@ from memory.tools.scene_layout import layout_points
 from memory.language.words import COLOUR_WORDS, colour_of
 from subgoals import phrases
 from subgoals.edits import Replace, SubgoalEdit
+from subgoals.actions import Action, action_of
 from subgoals.grammar import try_parse
 from subgoals.record_names import deposited
 from memory.tools.groups import ToolGroup
@@ -383,9 +384,8 @@ class DepositCounter(Tool):
         sg = try_parse(proposed)
         if sg is None:
             return None
-        verb = sg.verb.lower()
-        is_press = verb.startswith("press")
-        is_pick = verb.startswith("pick")
+        action = action_of(sg)
+        is_press, is_pick = action is Action.PRESS, action is Action.PICK
         if not (is_press or is_pick):
             return None
         if self._release is not None:

@@ -57,6 +57,7 @@ from memory.contract.render_need import RenderNeed
 from memory.tools.base import Tool, register_tool
 from subgoals import phrases
 from subgoals.edits import Replace, SubgoalEdit
+from subgoals.actions import Action, action_of
 from subgoals.grammar import try_parse
 from subgoals.record_names import RecordName
 from memory.tools.groups import ToolGroup
@@ -273,10 +274,10 @@ class FlashCounter(Tool):
         if sg is None:
             return None
         text = proposed.lower()
-        verb = sg.verb.lower()
+        action = action_of(sg)
         m = _SIDE_PHRASE.search(text)
-        is_move = verb.startswith("move") and m is not None
-        is_put = verb.startswith("put") and "on the table" in text
+        is_move = action is Action.MOVE and m is not None
+        is_put = action is Action.PUT_DOWN
         if not (is_move or is_put):
             return None
         pending = self.pending_site()

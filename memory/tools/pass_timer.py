@@ -59,6 +59,7 @@ from memory.tools.base import Tool, register_tool
 from memory.tools.scene_layout import layout_points
 from subgoals import phrases
 from subgoals.edits import Replace, SubgoalEdit
+from subgoals.actions import Action, action_of
 from subgoals.grammar import try_parse
 from subgoals.record_names import RecordName
 from memory.tools.groups import ToolGroup
@@ -209,9 +210,8 @@ class PassTimer(Tool):
 
     def _decide(self, proposed: str, store: MemoryStore) -> str | None:
         sg = try_parse(proposed)
-        text = proposed.strip().lower()
-        is_press = sg is not None and sg.verb.lower().startswith("press")
-        is_wait = text == WAIT
+        action = None if sg is None else action_of(sg)
+        is_press, is_wait = action is Action.PRESS, action is Action.WAIT
         if not (is_press or is_wait):
             return None
         now = self._last_step

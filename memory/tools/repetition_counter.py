@@ -35,6 +35,7 @@ from memory.tools.scene_layout import layout_points
 from memory.language.words import colour_of
 from subgoals import phrases
 from subgoals.edits import Replace, SubgoalEdit
+from subgoals.actions import Action, action_of
 from subgoals.grammar import try_parse
 from subgoals.record_names import RecordName
 from memory.tools.groups import ToolGroup
@@ -143,8 +144,8 @@ class RepetitionCounter(Tool):
         sg = try_parse(proposed)
         if sg is None:
             return None
-        verb = sg.verb.lower()
-        verdict = self.counter.verdict(stops=verb.startswith("press"), continues=verb.startswith("pick"))
+        action = action_of(sg)
+        verdict = self.counter.verdict(stops=action is Action.PRESS, continues=action is Action.PICK)
         nxt = self.counter.next_ordinal()
         if verdict == "continue":
             if not layout_points(store, "target"):
