@@ -37,8 +37,9 @@ def _ratio(num, den) -> str:
     return f"{num.mean / den.mean:.2f}"
 
 
-def backends_section(official: list[Row], ours: list[Row]) -> tuple[str, list[dict[str, Any]]]:
-    """The markdown table and its records; ``official`` and ``ours`` are one backend's rows each."""
+def backends_section(official: list[Row], ours: list[Row], suites_only: bool = False) -> tuple[str, list[dict[str, Any]]]:
+    """The markdown table and its records; ``official`` and ``ours`` are one backend's rows each;
+    ``suites_only``: the suite and overall lines alone (the README's short form)."""
     for rows, name in ((official, "robomme"), (ours, "robomem")):
         other = sorted({str(r.get("backend", "robomem")) for r in rows} - {name})
         if other:
@@ -62,7 +63,7 @@ def backends_section(official: list[Row], ours: list[Row]) -> tuple[str, list[di
                                     "n_episodes": summ.n_episodes, "n_errors": summ.n_errors})
         body.append([suite, task] + cells + [_ratio(off.get(key("memory")), off.get(key("oracle")))])
 
-    for t in task_order(official):
+    for t in [] if suites_only else task_order(official):
         line(SUITE_OF.get(t, "?"), t, t_off, t_ours, lambda a, t=t: (t, a))
     for g in [g for g in (*SUITES, "all") if any(k[0] == g for k in g_off)]:
         line(f"**{g}**", "", g_off, g_ours, lambda a, g=g: (g, a))

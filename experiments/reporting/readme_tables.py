@@ -80,9 +80,9 @@ class Block:
                              f"optional conditions=, split=, baseline=, stage=, reference=, episodes=, beside=, beside_stage=)")
         if (kv["section"] == "rewording") != ("baseline" in kv):
             raise ValueError(f"bad results marker arguments {args!r}: section=rewording and baseline= go together")
-        if (kv["section"] == "backends") != ("beside" in kv) or ("beside_stage" in kv and "beside" not in kv):
-            raise ValueError(f"bad results marker arguments {args!r}: section=backends and beside= go together "
-                             "(beside_stage= only with beside=)")
+        if (kv["section"] in BESIDE_SECTIONS) != ("beside" in kv) or ("beside_stage" in kv and "beside" not in kv):
+            raise ValueError(f"bad results marker arguments {args!r}: section={'|'.join(BESIDE_SECTIONS)} and beside= "
+                             "go together (beside_stage= only with beside=)")
         if kv["section"] not in SECTIONS:
             raise ValueError(f"unknown results section {kv['section']!r} (known: {', '.join(SECTIONS)})")
         if "reference" in kv and kv["section"] != "paired":
@@ -199,8 +199,12 @@ SECTIONS: dict[str, Callable] = {
     "failures": _table_of(failures_section),
     "cost": _table_of(cost_section),
     "campaign": None,  # needs the block's name: rendered by campaign_table
-    "backends": _table_of(backends_section),  # needs the beside= rows: rendered in render_block
+    # these two take the beside= run's rows too (render_block)
+    "backends": lambda official, ours: backends_section(official, ours)[0],
+    "backend_suites": lambda official, ours: backends_section(official, ours, suites_only=True)[0],
 }
+BESIDE_SECTIONS = ("backends", "backend_suites")
+"""Sections that put a ``--backend robomme`` run beside one of ours (``beside=``)."""
 
 
 def campaign_table(rows: list, name: str) -> str:
@@ -263,7 +267,7 @@ def render_block(block: Block, root: Path = PUBLISHED, doc: str = "README.md") -
         beside = select_rows(beside, block.beside, block.beside_stages, block.split, block.episodes)
         if block.conditions:
             beside = [r for r in beside if r["condition"] in block.conditions]
-        table = backends_section(rows, beside)[0]
+        table = SECTIONS[block.section](rows, beside)
         source += (f" beside `benchmarks/results/{block.beside}`"
                    + (f" (stage {', '.join(block.beside_stages)})" if block.beside_stages else "") + f" at `{other[:10]}`")
     elif block.section == "campaign":
