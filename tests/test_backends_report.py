@@ -83,7 +83,7 @@ def test_a_backends_block_is_generated_beside_a_run_at_another_commit(tmp_path):
     assert "| counting | PickXtimes | 100.0 | 100.0 | 100.0 | 100.0 | 1.00 |" in text
     readme.write_text("<!-- results name=off section=backend_suites beside=ours episodes=0:2 -->\n<!-- /results -->\n")
     write_readme(readme, results)
-    assert "| **counting** |  | 100.0 | 100.0 | 100.0 | 100.0 | 1.00 |" in readme.read_text()
+    assert "| counting | 100.0 | 100.0 | 100.0 | 100.0 | 1.00 |" in readme.read_text()
     assert "| counting | PickXtimes |" not in readme.read_text()
     readme.write_text("<!-- results name=off section=tasks beside=ours -->\n<!-- /results -->\n")
     with pytest.raises(ValueError, match="go together"):

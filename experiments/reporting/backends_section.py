@@ -50,7 +50,8 @@ def backends_section(official: list[Row], ours: list[Row], suites_only: bool = F
     arms = [c for c in condition_order(official) if c in ARMS]
     t_off, t_ours = by_task(official), by_task(ours)
     g_off, g_ours = by_group(official), by_group(ours)
-    head = ["suite", "task"] + [f"{a} {side}" for a in arms for side in ("ours", "official")] + ["official memory ÷ oracle"]
+    head = ["suite"] + ([] if suites_only else ["task"]) + [f"{a} {side}" for a in arms for side in ("ours", "official")] \
+        + ["official memory ÷ oracle"]
     body, records = [], []
 
     def line(suite: str, task: str, off: dict, mine: dict, key) -> None:
@@ -61,10 +62,10 @@ def backends_section(official: list[Row], ours: list[Row], suites_only: bool = F
                 if summ is not None:
                     records.append({"suite": suite, "task": task, "condition": a, "backend": side, "mean": summ.mean,
                                     "n_episodes": summ.n_episodes, "n_errors": summ.n_errors})
-        body.append([suite, task] + cells + [_ratio(off.get(key("memory")), off.get(key("oracle")))])
+        body.append([suite] + ([] if suites_only else [task]) + cells + [_ratio(off.get(key("memory")), off.get(key("oracle")))])
 
     for t in [] if suites_only else task_order(official):
         line(SUITE_OF.get(t, "?"), t, t_off, t_ours, lambda a, t=t: (t, a))
     for g in [g for g in (*SUITES, "all") if any(k[0] == g for k in g_off)]:
-        line(f"**{g}**", "", g_off, g_ours, lambda a, g=g: (g, a))
+        line(g if suites_only else f"**{g}**", "", g_off, g_ours, lambda a, g=g: (g, a))
     return md_table(head, body), records
