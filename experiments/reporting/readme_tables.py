@@ -229,6 +229,14 @@ def _episode_range(stage) -> str:
     return f"{stage.split} {lo}–{hi - 1}"
 
 
+def _published(root: Path, name: str) -> tuple[list, str]:
+    """The rows of the published run ``name`` and the one commit they ran at (errors name the run)."""
+    rows = read_rows(root / name, warn=False)
+    if not rows:
+        raise ValueError(f"results {name!r}: no rows under {root / name}")
+    return rows, check_publishable(rows)
+
+
 def render_block(block: Block, root: Path = PUBLISHED, doc: str = "README.md") -> str:
     """The generated text of one block (provenance line, blank line, the table); ``doc`` is the file
     the block lives in, named in the provenance line's command."""
@@ -249,10 +257,7 @@ def render_block(block: Block, root: Path = PUBLISHED, doc: str = "README.md") -
         raise ValueError(f"results {block.name!r}: no rows for split={block.split} conditions={block.conditions}")
     source = f"`benchmarks/results/{block.name}`" + (f" (stage {', '.join(block.stages)})" if block.stages else "")
     if block.baseline:
-        baseline = read_rows(root / block.baseline, warn=False)
-        if not baseline:
-            raise ValueError(f"results {block.baseline!r}: no rows under {root / block.baseline}")
-        other = check_publishable(baseline)
+        baseline, other = _published(root, block.baseline)
         if other != commit:
             raise ValueError(f"results {block.name!r} ran at {commit[:10]} but its baseline {block.baseline!r} at "
                              f"{other[:10]}: a comparison must come from one commit")
@@ -260,10 +265,7 @@ def render_block(block: Block, root: Path = PUBLISHED, doc: str = "README.md") -
         source += f" against `benchmarks/results/{block.baseline}`"
     elif block.beside:
         # the other backend's run, at its own commit (a comparison across backends cannot share one)
-        beside = read_rows(root / block.beside, warn=False)
-        if not beside:
-            raise ValueError(f"results {block.beside!r}: no rows under {root / block.beside}")
-        other = check_publishable(beside)
+        beside, other = _published(root, block.beside)
         beside = select_rows(beside, block.beside, block.beside_stages, block.split, block.episodes)
         if block.conditions:
             beside = [r for r in beside if r["condition"] in block.conditions]
