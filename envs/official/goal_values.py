@@ -30,17 +30,12 @@ __all__ = ["COLOUR_WORDS", "goal_values_from_text"]
 
 COLOUR_WORDS = ("red", "green", "blue", "yellow", "purple", "orange", "pink", "white", "black", "brown", "grey",
                 "gray", "cyan", "magenta")
-_NUMBER_WORDS = {w: i + 1 for i, w in enumerate(CARDINAL_WORDS)}
 _NUMBER = r"(\d+|" + "|".join(CARDINAL_WORDS) + r")"
 _COLOUR = r"(" + "|".join(COLOUR_WORDS) + r")"
 _AMOUNT = re.compile(rf"\b{_NUMBER} {_COLOUR} (?:cube|block)s?\b")
 _COUNT = re.compile(rf"\b{_NUMBER} (?:times?|round trips?)\b|\b(" + "|".join(ADVERB_COUNTS) + r")\b")
 _ORDINAL = re.compile(rf"\b(?:the|its) ({ORDINAL_PATTERN})\b")
 _WHEN = re.compile(r"\b(before|after)\b")
-
-
-def _number(word: str) -> int:
-    return int(word) if word.isdigit() else _NUMBER_WORDS[word]
 
 
 def goal_values_from_text(goal: str) -> dict[str, object]:
@@ -53,11 +48,11 @@ def goal_values_from_text(goal: str) -> dict[str, object]:
         values["picks"] = len(distinct)
     if len(distinct) > 1:
         values["colour2"] = distinct[1]
-    amounts = [(c, _number(n)) for n, c in _AMOUNT.findall(text)]
+    amounts = [(c, parse_ordinal(n)) for n, c in _AMOUNT.findall(text)]
     if amounts:
         values.update(amounts_values(amounts))
     count = _COUNT.search(text)
-    n = 1 if count is None else (_number(count.group(1)) if count.group(1) else ADVERB_COUNTS[count.group(2)])
+    n = 1 if count is None else parse_ordinal(count.group(1) or count.group(2))  # digits, cardinals, once/twice
     values.update(count_values(n), repeats="one" if n == 1 else "many")
     ordinal = _ORDINAL.search(text)
     if ordinal:

@@ -37,6 +37,19 @@ def _official_joint_env(task: str, split: str, max_steps: int, render_lod: str):
     return OfficialJointEnv(task, split=split, max_steps=max_steps, render_lod=render_lod)
 
 
+def _official_memory(unit: WorkUnit, cond, cfg):
+    """The memory (or recent-N window) of an official episode, told the benchmark's executor; ``None``
+    for a memoryless condition. The oracle ladder has no equivalent here (config refuses it first)."""
+    if not (cond.memory or cond.recent_window is not None):
+        return None
+    from experiments.loop.memory_factory import build_memory, executor_tool_settings
+
+    if cond.flags.uses_true_state:
+        raise ValueError(f"condition {unit.condition!r} reads our envs' privileged state (the oracle ladder); "
+                         "it has no official-backend equivalent yet")
+    return build_memory(cond, cfg.perception, cfg.specifier, executor_tool_settings("robomme", cfg.policy.kind))
+
+
 def build_official_parts(unit: WorkUnit, cfg, video_path=None) -> EpisodeParts:
     """The parts of one official episode; with ``video_path``, the episode is recorded there (mp4,
     the conditioning video then the front camera every ``--render-stride`` steps, annotated).
@@ -54,15 +67,7 @@ def build_official_parts(unit: WorkUnit, cfg, video_path=None) -> EpisodeParts:
     cond = condition_from_name(unit.condition)
     env = _official_env(unit.task, unit.split, cfg.env.max_steps, cfg.render.render_lod)
     streams = episode_streams(unit.seed, unit.task, unit.split, unit.episode)
-    uses_memory = cond.memory or cond.recent_window is not None
-    memory = None
-    if uses_memory:
-        from experiments.loop.memory_factory import build_memory, executor_tool_settings
-
-        memory = build_memory(cond, cfg.perception, cfg.specifier, executor_tool_settings("robomme", cfg.policy.kind))
-        if cond.flags.uses_true_state:
-            raise ValueError(f"condition {unit.condition!r} reads our envs' privileged state (the oracle ladder); "
-                             "it has no official-backend equivalent yet")
+    memory = _official_memory(unit, cond, cfg)
     sched = render_schedule(cfg, memory=memory, composer=cfg.composer_for(cond), policy_images=False,
                             record=video_path is not None)
     # the official wrappers render every frame anyway; the schedule decides which ones the memory is shown
@@ -93,15 +98,7 @@ def _learned_policy_parts(unit: WorkUnit, cfg, video_path=None) -> EpisodeParts:
     if hasattr(client, "episode_context"):
         client.episode_context = asdict(official_spec(unit))
     policy.reset(streams["policy"])
-    uses_memory = cond.memory or cond.recent_window is not None
-    memory = None
-    if uses_memory:
-        from experiments.loop.memory_factory import build_memory, executor_tool_settings
-
-        memory = build_memory(cond, cfg.perception, cfg.specifier, executor_tool_settings("robomme", cfg.policy.kind))
-        if cond.flags.uses_true_state:
-            raise ValueError(f"condition {unit.condition!r} reads our envs' privileged state (the oracle ladder); "
-                             "it has no official-backend equivalent yet")
+    memory = _official_memory(unit, cond, cfg)
     sched = render_schedule(cfg, memory=memory, composer=cfg.composer_for(cond), policy_images=needs_images,
                             record=video_path is not None)
     low.video_stride = sched.env_video_stride  # the official wrappers render every step: nothing to skip yet

@@ -67,11 +67,11 @@ def load_rows(run_dirs: list[Path] | tuple[Path, ...]) -> list[Row]:
     """All rows of the run directories; a unit present in several counts once (first directory wins)."""
     seen: set = set()
     rows: list[Row] = []
-    backends: list[Row] = []  # one row per directory's backends, checked before a duplicate is dropped
+    backends: set[str] = set()  # checked over every directory's rows, before a duplicate is dropped
     for d in run_dirs:
         n_dup = 0
         mine = read_rows(d)
-        backends += list({r["backend"]: r for r in mine}.values())
+        backends |= {r["backend"] for r in mine}
         for r in mine:
             k = row_key(r)
             if k in seen:
@@ -81,19 +81,12 @@ def load_rows(run_dirs: list[Path] | tuple[Path, ...]) -> list[Row]:
             rows.append(r)
         if n_dup:
             warnings.warn(f"{d}: {n_dup} rows already present in an earlier run directory were ignored", stacklevel=2)
-    check_one_backend(backends, [str(d) for d in run_dirs])
-    return rows
-
-
-def check_one_backend(rows: list[Row], where: list[str]) -> str | None:
-    """The one backend of ``rows``; a ``ValueError`` naming both when they mix ours and the
-    benchmark's envs: the same (task, split, episode) is another scene on each, so one cell must
-    never pool them (compare them side by side: a ``section=backends`` docs block)."""
-    backends = sorted({str(r.get("backend", "robomem")) for r in rows})
     if len(backends) > 1:
-        raise ValueError(f"rows of {len(backends)} backends ({', '.join(backends)}) in one report from "
-                         f"{', '.join(where)}: report each backend's runs on their own")
-    return backends[0] if backends else None
+        # the same (task, split, episode) is another scene on ours and on the benchmark's envs, so one
+        # cell must never pool them (compare them side by side: a section=backends docs block)
+        raise ValueError(f"rows of {len(backends)} backends ({', '.join(sorted(backends))}) in one report from "
+                         f"{', '.join(map(str, run_dirs))}: report each backend's runs on their own")
+    return rows
 
 
 # --- the report -----------------------------------------------------------------------------------
