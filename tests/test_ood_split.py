@@ -36,11 +36,13 @@ def layouts(task: str, tier: int, n: int = 12):
 
 def test_split_and_budget():
     sp = SPLITS["ood"]
-    assert (sp.size, sp.max_steps) == (50, 1800)
+    assert (sp.size, sp.reporting, sp.max_steps) == (100, 50, 1800)
     assert all(SPLITS[s].max_steps == 1300 for s in ("train", "val", "test"))
     assert base_seed("StopCube", "ood", 3) == 2_000_000 + TASK_CODES["StopCube"] * 10_000 + 300
     # its own seed range: no ood seed is a seed of another split
-    ood = {base_seed(t, "ood", e) + r for t in ALL_TASKS for e in range(50) for r in range(sp.max_retry + 1)}
+    ood = {base_seed(t, "ood", e) + r for t in ALL_TASKS for e in range(sp.size) for r in range(sp.max_retry + 1)}
+    # the development range is disjoint from the reported one and from every other task's seeds
+    assert len(ood) == len(ALL_TASKS) * sp.size * (sp.max_retry + 1)
     for split in ("train", "val", "test"):
         other = {base_seed(t, split, e) + r for t in ALL_TASKS for e in range(SPLITS[split].size)
                  for r in range(SPLITS[split].max_retry + 1)}
@@ -167,3 +169,18 @@ def test_an_unsolvable_ood_episode_is_an_error_naming_why(monkeypatch):
     with pytest.raises(EpisodeUnavailable, match="pressed off the target"):
         RoboMMEEnv.reset(env, options={"episode": E.episode_spec("StopCube", 3, "ood")})
     assert not E.SPLITS["test"].solvable_only
+
+
+def test_development_range_is_resettable_and_apart_from_the_reported_set():
+    """ood 50-99 are the development range: the same tiers by index, their own seeds, never 0-49."""
+    from envs.episodes import development_range
+
+    assert development_range("ood") == range(50, 100)
+    assert development_range("test") == range(0) and development_range("train") == range(0, 100)
+    for task in ALL_TASKS:
+        dev = [episode_spec(task, e, "ood") for e in development_range("ood")]
+        assert {tier_of(task, s.episode_idx) for s in dev[:10]} == set(range(1, n_tiers(task) + 1)), task
+        reported = {episode_spec(task, e, "ood").env_seed for e in range(50)}
+        assert not reported & {s.env_seed for s in dev}, task
+    with pytest.raises(ValueError, match="out of range"):
+        base_seed("PickXtimes", "ood", 100)
