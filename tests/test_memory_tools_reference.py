@@ -144,6 +144,58 @@ def test_highlight_read_answers_a_marked_cube_not_picked_yet(highlight):
     assert len(picked) == 1 and _near(picked[0].position, highlight["points"][target], 4)
 
 
+@pytest.fixture(scope="module")
+def any_hue():
+    """PickHighlight ood development episode 50 (tier 1: seven cubes of arbitrary hues, four
+    highlighted, none named by a colour word in the subgoals): lit, dark and lifted frames."""
+    env = make_env("PickHighlight")
+    env.reset(options={"episode": episode_spec("PickHighlight", 50, "ood")})
+    t = env.unwrapped
+    points = [t.project(t.pos(c)) for c in t.cubes]
+    t.highlights.update(True)
+    lit = env.front_frame()
+    t.highlights.update(False)
+    dark = env.front_frame()
+    lifted = {}
+    for i in t.layout.highlighted:  # each highlighted cube carried 12 cm up, off its spot
+        p = t.pos(t.cubes[i]).copy()
+        t.set_xyz(t.cubes[i], [p[0], p[1], p[2] + 0.12])
+        lifted[i] = env.front_frame()
+        t.set_xyz(t.cubes[i], p)
+    goal = t.goal_texts()[0]
+    env.close()
+    return {"lit": lit, "dark": dark, "lifted": lifted, "points": points, "goal": goal,
+            "highlighted": list(t.layout.highlighted)}
+
+
+def test_marks_on_cubes_no_colour_word_names_are_found_by_their_look(any_hue):
+    """Cubes of arbitrary hue (lit down to a saturation of about 0.5, some in no hue window) are
+    found as objects standing out from the scene, marked, re-grounded and picked off by their look."""
+    layer = MemoryLayer(MemoryConfig(), [make_tool("highlight_marks")])
+    layer.reset(any_hue["goal"], [])
+    for k, rgb in enumerate([any_hue["dark"], any_hue["lit"], any_hue["lit"], any_hue["dark"], any_hue["dark"],
+                             any_hue["dark"], any_hue["dark"]]):
+        layer.observe(_live(4 * k, rgb))
+    marks = [r for r in layer.store.entities().values() if r.binding == "highlighted cube"]
+    pts = any_hue["points"]
+    nearest = [int(np.argmin([np.hypot(r.position[0] - q[0], r.position[1] - q[1]) for q in pts])) for r in marks]
+    assert sorted(nearest) == sorted(any_hue["highlighted"])  # every highlighted cube, nothing else
+    assert any(r.identity.startswith("hue") for r in marks)  # some were named by their look, not a word
+    others = [i for i in range(len(pts)) if i not in any_hue["highlighted"]]
+    y, x = (int(round(v)) for v in pts[others[0]])
+    rev = layer.revise(f"pick up the highlighted cube at <{y}, {x}>", _live(40, any_hue["dark"]))
+    assert rev.rewritten
+    target = next(i for i in any_hue["highlighted"] if _near(_point_of(rev.text), pts[i], 4))
+    for k in range(3):  # the robot lifts that cube and lets go: it is picked off
+        layer.observe(_live(44 + 4 * k, any_hue["lifted"][target], CLOSED))
+    layer.observe(_live(60, any_hue["dark"], OPEN))
+    picked = [r for r in layer.store.entities().values() if r.binding == "picked highlighted cube"]
+    assert len(picked) == 1 and _near(picked[0].position, pts[target], 4)
+    rev2 = layer.revise(f"pick up the highlighted cube at <{y}, {x}>", _live(64, any_hue["dark"]))
+    nxt = next(i for i in any_hue["highlighted"] if _near(_point_of(rev2.text), pts[i], 4))
+    assert nxt != target  # the next read answers a marked cube not picked yet
+
+
 def _point_of(text: str):
     from subgoals.grammar import points
 

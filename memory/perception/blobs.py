@@ -62,6 +62,9 @@ class Blob:
     x: float
     area: int
     bbox: tuple[int, int, int, int]
+    hue: float | None = None
+    """The blob's mean hue (degrees) when it is named by its appearance, not a colour word
+    (:mod:`memory.perception.scene_objects`); ``None`` for a named-colour blob."""
 
     @property
     def point(self) -> Point:

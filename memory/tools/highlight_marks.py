@@ -8,12 +8,13 @@ and the marked cubes as entity records, and keeps track of which of them were al
 
 Evidence chain:
 
-1. **Mark sighting.** For every saturated cube blob (:func:`~memory.tools.colour_blobs.find_blobs`)
-   the annulus ``ring`` px around its centroid is searched for bright neutral pixels (white disc
+1. **Mark sighting.** For every cube blob (a named colour's, :func:`~memory.perception.blobs.find_blobs`,
+   or an object of any other hue that stands out from the scene,
+   :func:`~memory.perception.scene_objects.find_scene_objects`, identified by its look) the annulus ``ring`` px around its centroid is searched for bright neutral pixels (white disc
    material). A mark needs ``min_white`` such pixels *and* white on at least three of the four
    sides of the cube: a disc surrounds its cube, while an arm link passing nearby lies on one side.
 2. **Persistence.** A marked cube seen marked on ``confirm_frames`` consecutive observed frames,
-   at the same place (``match_px``) and in the same colour, becomes an entity record: identity
+   at the same place (``match_px``) and of the same look (colour word, or hue), becomes an entity record: identity
    ``"<colour> cube"``, binding ``"highlighted cube"``, status ``verified``, plus the relation
    record ``<colour> cube on highlight``. A one-frame sighting stays a candidate and is never read.
 3. **Window.** Once marks have been seen and then no marked cube is found for ``close_frames``
@@ -45,6 +46,7 @@ from memory.store.memory_store import MemoryStore
 from memory.contract.render_need import RenderNeed
 from memory.tools.base import Tool, register_tool
 from memory.perception.blobs import Blob, find_blobs
+from memory.perception.scene_objects import find_scene_objects, label_hue, same_look
 from memory.language.words import COLOUR_WORDS, canonical_role, colour_of
 from subgoals.record_names import highlight_binding, highlight_count
 from subgoals.grammar import Point, try_parse
@@ -191,11 +193,23 @@ class HighlightMarkTool(Tool):
         if frame.rgb is None:
             return
         self._frames += 1
-        blobs = find_blobs(frame.rgb, COLOUR_WORDS, min_area=self.config.min_area, max_area=self.config.max_area)
+        blobs = self._cubes(frame.rgb, self.config.min_area)
         if self._open:
             self._sight(blobs, frame, store)
         if self._closed:
-            self._check_lifts(blobs)
+            self._check_lifts(blobs, frame.rgb)
+
+    def _cubes(self, rgb: np.ndarray, min_area: int) -> list[Blob]:
+        """The cubes in view: blobs of the colour words, then objects that stand out from the scene
+        in a hue no colour word names (:mod:`memory.perception.scene_objects`), labelled by their look."""
+        named = find_blobs(rgb, COLOUR_WORDS, min_area=min_area, max_area=self.config.max_area)
+        return named + find_scene_objects(rgb, named=named, min_area=min_area, max_area=self.config.max_area)
+
+    def _looks(self, rgb: np.ndarray, min_area: int) -> list[Blob]:
+        """Every object that stands out from the scene, each labelled by its look, none left to the
+        named reader: how a cube no colour word names is found again (its faces, shaded differently,
+        may fall on both sides of a colour word's hue window; one component keeps them together)."""
+        return find_scene_objects(rgb, min_area=min_area, max_area=self.config.max_area)
 
     def _sight(self, blobs: list[Blob], frame: Frame, store: MemoryStore) -> None:
         white = _white(frame.rgb)
@@ -218,7 +232,7 @@ class HighlightMarkTool(Tool):
         seen: set[int] = set()
         for b in marked:
             near = [(i, m) for i, m in enumerate(self._marks)
-                    if m.colour == b.colour and np.hypot(m.pos[0] - b.y, m.pos[1] - b.x) <= self.config.match_px]
+                    if same_look(m.colour, b) and np.hypot(m.pos[0] - b.y, m.pos[1] - b.x) <= self.config.match_px]
             if near:
                 i, m = min(near, key=lambda im: np.hypot(im[1].pos[0] - b.y, im[1].pos[1] - b.x))
                 if i in seen:
@@ -260,14 +274,17 @@ class HighlightMarkTool(Tool):
             name=f"{PICKED_PREFIX}{self.binding}s", count=sum(m.picked for m in verified), target=len(verified)),
             step=step, reason="marked objects picked", accepted=True)
 
-    def _check_lifts(self, blobs: list[Blob]) -> None:
+    def _check_lifts(self, blobs: list[Blob], frame_rgb: np.ndarray) -> None:
         """In a closed grip: is each marked cube still whole on its spot? Fingers closing around a
         cube hide part of it, and lifting it moves it off the spot; either disturbs it."""
+        looks = None
         for m in self._marks:
             if m.key is None or m.picked:
                 continue
-            whole = any(b.colour == m.colour and b.distance(m.pos) <= self.config.still_px and b.area >= self.config.whole_share * m.area
-                        for b in blobs)
+            if label_hue(m.colour) is not None:
+                looks = self._looks(frame_rgb, self.config.min_area) if looks is None else looks
+            whole = any(same_look(m.colour, b) and b.distance(m.pos) <= self.config.still_px and b.area >= self.config.whole_share * m.area
+                        for b in (blobs if label_hue(m.colour) is None else looks))
             if not whole:
                 m.away += 1
 
@@ -293,11 +310,15 @@ class HighlightMarkTool(Tool):
     def reground(self, entity: EntityRecord, frame: Frame) -> Point | None:
         if not self.active or frame.rgb is None or entity.binding != self.binding or entity.position is None:
             return None
-        colour = colour_of(entity.identity.split())
-        if colour is None:
+        words = entity.identity.split()
+        colour = colour_of(words)
+        if colour is not None:
+            blobs = find_blobs(frame.rgb, [colour], min_area=self.config.min_area // 2, max_area=self.config.max_area)
+        elif words and label_hue(words[0]) is not None:  # a cube no colour word names: found by its look
+            blobs = [b for b in self._looks(frame.rgb, self.config.min_area // 2) if same_look(words[0], b)]
+        else:
             return None
-        blobs = [b for b in find_blobs(frame.rgb, [colour], min_area=self.config.min_area // 2, max_area=self.config.max_area)
-                 if b.distance(entity.position) <= self.config.reground_px]
+        blobs = [b for b in blobs if b.distance(entity.position) <= self.config.reground_px]
         if not blobs:
             return None
         return min(blobs, key=lambda b: b.distance(entity.position)).point
