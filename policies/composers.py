@@ -12,6 +12,11 @@ the same (a real predictor would keep proposing the same thing from the same vie
 from the episode's composer stream, derived from (run seed, task, split, episode), so the baseline is
 deterministic, every episode draws afresh, and ``memory`` sees exactly the proposals ``no-memory`` makes.
 
+``LaggedComposer`` delivers another composer's proposal changes late, by a number of decisions drawn
+per change, holding still meanwhile: the history-blind composer redraws exactly when the env's
+subgoal checker moves on, so the *timing* of its proposals carries ground truth that a real
+predictor queried at its own pace would not give; lagging them shows the memory does not use it.
+
 The VLM composer (a real vision-language model) lives in ``policies/vlm.py``.
 """
 
@@ -65,3 +70,41 @@ class HistoryBlindComposer(Composer):
                 self.draws.append({"step": info.get("steps"), "slot": slot.name, "oracle": oracle,
                                    "drawn": self._held, "n_options": len(slot.alternatives)})
         return self._held
+
+
+class LaggedComposer(Composer):
+    """``inner``'s proposals, each change delivered ``0..max_lag`` decisions late (uniform, from a
+    generator derived from the episode's composer stream, apart from ``inner``'s own draws); while a
+    change is held back the composer proposes nothing, so the policy holds still."""
+
+    def __init__(self, inner: Composer, max_lag: int):
+        if isinstance(max_lag, bool) or not isinstance(max_lag, int) or max_lag < 0:
+            raise ValueError(f"max_lag must be a whole number of decisions >= 0, got {max_lag!r}")
+        self.inner, self.max_lag = inner, max_lag
+        self.rng = np.random.default_rng(0)
+        self._last: str | None = None
+        self._wait = 0
+        self.held: list[dict] = []
+        """One entry per change held back: the decision's step, the proposal, the decisions it waited."""
+
+    def __getattr__(self, name: str):  # the inner composer's own diagnostics (``draws``)
+        if name == "inner":
+            raise AttributeError(name)
+        return getattr(self.inner, name)
+
+    def reset(self, goal: str, seed: int, demo_frames) -> None:
+        self.inner.reset(goal, seed, demo_frames)
+        self.rng = np.random.default_rng(np.random.SeedSequence([int(seed), 0x1A6]))
+        self._last, self._wait, self.held = None, 0, []
+
+    def propose(self, obs: dict, info: dict) -> str | None:
+        proposal = self.inner.propose(obs, info)
+        if proposal != self._last:
+            self._last = proposal
+            self._wait = int(self.rng.integers(0, self.max_lag + 1))
+            if self._wait:
+                self.held.append({"step": info.get("steps"), "proposal": proposal, "lag": self._wait})
+        if self._wait:
+            self._wait -= 1
+            return None
+        return proposal

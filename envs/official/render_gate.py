@@ -7,9 +7,11 @@ is most of an official episode's time (see ``docs/official_envs.md`` for the mea
 
 :class:`RenderGate` replaces ``_get_obs_sensor_data`` on one official env *instance* (ManiSkill 3's
 per-step sensor read): at the steps a consumer asked for (the env clock a multiple of ``every``, a
-forced frame, the first step of a new subgoal) it captures the front camera (all its textures: the benchmark fills the oracle's
-subgoal points from its segmentation) and, only when ``wrist`` is set, the hand camera; at every
-other step it returns the last captured data unchanged. Physics never depends on rendering, so the
+forced frame, the first step of a new subgoal) it captures the front camera and, only when ``wrist``
+is set, the hand camera; at every other step it returns the last captured data unchanged. Depth and
+segmentation are downloaded only where a consumer reads them: at a new subgoal's first frame (the
+benchmark fills the oracle's subgoal points from its segmentation) and a forced frame; a stride
+frame downloads RGB alone and keeps the last depth and segmentation. Physics never depends on rendering, so the
 same actions give the same states (``tests/test_official_render_gate.py`` compares the frames a
 consumer reads, and the outcome, with and without the gate).
 
@@ -36,6 +38,8 @@ class RenderGate:
         self.force = False
         self.renders = 0
         self.skipped = 0
+        self.rgb_only = 0
+        """Of the renders, how many downloaded the RGB texture alone (stride frames)."""
         self._cache: dict[str, Any] | None = None
         self._cache_clock: int | None = None
         self._key = None
@@ -58,17 +62,24 @@ class RenderGate:
         """A consumer's stride, a forced frame, or a new subgoal: the benchmark fills the oracle's
         subgoal points from the first frame of each subgoal (then latches them), so that frame is
         always real and the oracle's texts are the same as without the gate."""
-        if self.force or self._cache is None or (self.every > 0 and self.clock % self.every == 0):
-            return True
-        return self._subgoal_key() != self._key
+        return self.wants_all() or (self.every > 0 and self.clock % self.every == 0)
+
+    def wants_all(self) -> bool:
+        """Every texture (depth, segmentation too): the first frame, a forced one, or a new subgoal's
+        first frame, the only one the benchmark reads segmentation from. A stride frame is read by
+        our consumers for its RGB alone."""
+        return self.force or self._cache is None or self._subgoal_key() != self._key
 
     def _sensor_data(self, apply_texture_transforms: bool = True) -> dict:
         if not self.wants():
             self.skipped += 1
             return self._cache
-        return self._render(apply_texture_transforms)
+        return self._render(apply_texture_transforms, rgb_only=not self.wants_all())
 
-    def _render(self, apply_texture_transforms: bool = True) -> dict:
+    def _render(self, apply_texture_transforms: bool = True, rgb_only: bool = False) -> dict:
+        """Capture the front camera (and the hand camera when asked). ``rgb_only``: download the RGB
+        texture alone and keep the last depth / segmentation (stale, as on a skipped step; on the
+        CPU renderer each texture read costs about as much as the render)."""
         u = self.u
         for obj in u._hidden_objects:
             obj.hide_visual()
@@ -81,6 +92,12 @@ class RenderGate:
             if sensor is None:
                 continue
             sensor.capture()
+            if rgb_only and name in data:
+                self.rgb_only += 1
+                data[name] = {**data[name], **sensor.get_obs(rgb=True, depth=False, position=False, segmentation=False,
+                                                             normal=False, albedo=False,
+                                                             apply_texture_transforms=apply_texture_transforms)}
+                continue
             data[name] = sensor.get_obs(rgb=visual.rgb, depth=visual.depth, position=visual.position,
                                         segmentation=visual.segmentation, normal=visual.normal, albedo=visual.albedo,
                                         apply_texture_transforms=apply_texture_transforms)
@@ -100,8 +117,9 @@ class RenderGate:
         return self.fresh_front()
 
     def fresh_front(self):
-        """The front camera's RGB now (``(H, W, 3)`` uint8), rendered for this call."""
-        data = self._render()
+        """The front camera's RGB now (``(H, W, 3)`` uint8), rendered for this call (every texture only
+        where :meth:`wants_all` says the benchmark may read them)."""
+        data = self._render(rgb_only=not self.wants_all())
         rgb = data[FRONT]["rgb"]
         rgb = rgb.cpu().numpy() if hasattr(rgb, "cpu") else rgb
         return rgb[0] if rgb.ndim == 4 else rgb

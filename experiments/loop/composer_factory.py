@@ -10,10 +10,18 @@ from __future__ import annotations
 def build_composer(kind: str, composer_cfg, env):
     """The composer ``kind`` (``oracle``, ``history-blind`` or ``vlm``) over ``env``; its settings come
     from ``composer_cfg`` (:class:`experiments.loop.config.ComposerConfig`)."""
-    from policies.composers import HistoryBlindComposer, OracleComposer
+    from policies.composers import LaggedComposer, OracleComposer
 
     if kind == "oracle":
-        return OracleComposer(env)
+        return OracleComposer(env)  # the ceiling is never lagged
+    composer = _composer(kind, composer_cfg, env)
+    lag = getattr(composer_cfg, "proposal_lag", 0)
+    return LaggedComposer(composer, lag) if lag else composer
+
+
+def _composer(kind: str, composer_cfg, env):
+    from policies.composers import HistoryBlindComposer
+
     if kind == "history-blind":
         return HistoryBlindComposer(env, p=composer_cfg.history_blind_p)
     if kind == "vlm":

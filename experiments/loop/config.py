@@ -227,10 +227,17 @@ class ComposerConfig:
     """VLM composer: OpenAI-compatible base URL (e.g. http://localhost:8000/v1); None loads the model in-process."""
     vlm_model: Annotated[str, _FLAT] = "Qwen/Qwen3-VL-4B-Instruct"
     """VLM composer: model name or local path."""
+    proposal_lag: Annotated[int, _FLAT] = 0
+    """Deliver every change of the composer's proposal 0..N decisions late (drawn per change from the
+    episode's composer stream; the robot holds still meanwhile), so *when* a proposal changes tells the
+    memory nothing of the env's progress (policies/composers.py: LaggedComposer). 0: on time. The
+    oracle condition is never lagged."""
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.history_blind_p <= 1.0:
             raise ConfigError(f"--history-blind-p must be in [0.0, 1.0], got {self.history_blind_p}")
+        if isinstance(self.proposal_lag, bool) or not isinstance(self.proposal_lag, int) or self.proposal_lag < 0:
+            raise ConfigError(f"--proposal-lag must be a whole number of decisions >= 0, got {self.proposal_lag!r}")
 
 
 @dataclass(frozen=True)
@@ -513,6 +520,7 @@ OUTCOME_FIELDS: tuple[str, ...] = (
     "backend",
     "composer",
     "history_blind_p",
+    "proposal_lag",
     "vlm_endpoint",
     "vlm_model",
     "policy",

@@ -122,7 +122,7 @@ def run_episode(spec: EpisodeSpec, parts: EpisodeParts, max_decisions: int = 10_
             executed = info.get("revised", proposed)
             target = _resolution(resolver, oracle)
             right = _resolution(resolver, executed) == target
-            if slot is not None:
+            if slot is not None and (proposed or executed):  # no proposal, no revision: nothing was decided
                 history.add(right=right, proposal_right=_resolution(resolver, proposed) == target,
                             memory_read=bool(info.get("memory_read")),
                             memory_abstained=bool(info.get("memory_abstained")))
@@ -171,4 +171,5 @@ def run_episode(spec: EpisodeSpec, parts: EpisodeParts, max_decisions: int = 10_
         retry_offset=0 if parts.backend == "robomme" else spec.env_seed - base_seed(spec.task, spec.split, spec.episode_idx),
         policy_noise=list(getattr(parts.policy, "noise_events", None) or []), history_audit=history.to_dict(),
         goal_style=parts.goal_style, goal=goal, backend=parts.backend,
+        proposals_held=list(getattr(composer, "held", None) or []),
     )

@@ -68,6 +68,9 @@ class EpisodeResult:
     ``env_seed`` and ``difficulty`` are the benchmark's metadata record, not our seed formula). A row
     written before this field existed reads as ``robomem``; the report takes such a run's backend
     from its ``config.json`` (:func:`experiments.loop.results.read_rows`)."""
+    proposals_held: list[dict[str, Any]] = field(default_factory=list)
+    """``--proposal-lag``: each change of the composer's proposal that was delivered late (its step,
+    the proposal, how many decisions it waited); empty when proposals were on time."""
 
     @property
     def key(self) -> tuple[str, str, int, str, int]:
