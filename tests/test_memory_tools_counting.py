@@ -288,6 +288,54 @@ def test_deposit_gate_picks_what_is_owed_then_presses(binfill):
     assert out is not None and out.startswith("pick up the first green cube at <")
 
 
+@pytest.fixture(scope="module")
+def beside_bin():
+    """BinFill train episode 2's scene with one cube of a goal colour standing just outside the bin
+    (beside it in the image, well within ``near_px``) from the start, and another cube of that colour
+    held over the bin, released and gone."""
+    env = make_env("BinFill")
+    env.reset(options={"episode": episode_spec("BinFill", 2, "train")})
+    t = env.unwrapped
+    L = t.layout
+    colour = next(c for c, _ in L.targets if sum(p.label == c for p in L.cubes) >= 2)
+    standing, carried = [i for i, p in enumerate(L.cubes) if p.label == colour][:2]
+    held_px = np.array(t.project([L.bin.x, L.bin.y, 0.10]))
+    # just outside the bin's rim, where it shows right under the held cube in the image
+    spots = [[L.bin.x + dx, L.bin.y + dy, 0.02] for dx in (-0.09, -0.08, 0.08, 0.09) for dy in (-0.02, 0.0, 0.02)]
+    spot = min(spots, key=lambda q: float(np.hypot(*(np.array(t.project(q)) - held_px))))
+    t.set_xyz(t.cubes[standing], spot)
+    first = env.front_frame()
+    t.set_xyz(t.cubes[carried], [L.bin.x, L.bin.y, 0.10])
+    held = env.front_frame()
+    park(t, t.cubes[carried], carried)
+    gone = env.front_frame()
+    out = {"first": first, "held": held, "gone": gone, "bin": t.project([L.bin.x, L.bin.y, 0.0]), "held_px": held_px,
+           "stand": t.project(spot), "goal": t.goal_texts()[0], "colour": colour}
+    env.close()
+    return out
+
+
+def test_a_cube_standing_beside_the_bin_is_not_the_carried_one(beside_bin):
+    """The carried cube's place over the bin is next to a cube of its colour standing there; once
+    the carried one has fallen in, the standing one must not pass for it still being held."""
+    from memory.tools.deposit_counter import DepositThresholds
+
+    d = float(np.hypot(*(np.array(beside_bin["stand"]) - np.array(beside_bin["bin"]))))
+    assert d <= 0.8 * DepositThresholds().near_px, d  # the standing cube is "at the bin" in the image
+    gap = float(np.hypot(*(np.array(beside_bin["stand"]) - beside_bin["held_px"])))
+    assert gap <= DepositThresholds().gone_px, gap  # and where the held one was last seen
+    colour = beside_bin["colour"]
+    tool, store = _bin_counter(beside_bin["goal"], beside_bin["first"])
+    for step in (12, 16, 20):
+        tool.observe(_frame(step, beside_bin["first"]), store)
+    for step in (100, 104):
+        tool.observe(_frame(step, beside_bin["held"], CLOSED), store)
+    tool.observe(_frame(105, None, OPEN), store)
+    for step in (108, 112, 116):
+        tool.observe(_frame(step, beside_bin["gone"], OPEN), store)
+    assert tool.deposited[colour] == 1 and tool.rejected == 0, (tool.deposited, tool.rejected)
+
+
 # --------------------------------------------------------------------------- StopCube
 
 

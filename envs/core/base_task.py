@@ -12,6 +12,7 @@ Rendering is on demand: the env runs with ``obs_mode="none"`` so a step costs ph
 from __future__ import annotations
 
 from dataclasses import dataclass
+from collections.abc import Callable, Hashable
 from typing import Any
 
 import gymnasium as gym
@@ -40,6 +41,10 @@ class HistorySlot:
 
     name: str
     alternatives: tuple[str, ...]
+    choice_of: Callable[[Any], Hashable] | None = None
+    """What the decision is about, for the object a subgoal acts on: two subgoals whose objects map
+    to the same choice are the same decision for the audit ("which colour next": any cube of that
+    colour; "which highlighted cube": any one not picked yet). ``None``: the object itself."""
 
 
 class RoboMMETask(BaseEnv):

@@ -280,7 +280,14 @@ class BinFill(ButtonMixin, RoboMMETask):
             alternatives.append(self.ground_template(
                 f"pick up the {ordinal_word(min(k, 10))} {colour} cube at <>", cube))
         alternatives.append(self.ground_template("press the button at <>", P.button_cap(self.button)))
-        return HistorySlot("which colour next, or stop", tuple(alternatives))
+        return HistorySlot("which colour next, or stop", tuple(alternatives), choice_of=self._colour_or_object)
+
+    def _colour_or_object(self, obj) -> object:
+        """The decision a pick makes here is a colour: any cube of it goes into the bin alike."""
+        for actor, placed in zip(self.cubes, self.layout.cubes):
+            if actor is obj:
+                return ("colour", placed.label)
+        return id(obj)
 
     def probe_questions(self):
         """Questions for the memory assessment: how many cubes of each goal colour are in the bin?"""

@@ -188,7 +188,16 @@ class PickHighlight(ReferenceTask):
         alts = []
         for c, actor in zip(self.layout.cubes, self.cubes):
             alts.append(self.ground_template(self._pick_words(e.params["k"], c.label)[1], actor))
-        return HistorySlot("which cube", tuple(dict.fromkeys(alts)))
+        picked = frozenset(self.picked_ids)  # as at the decision, before the subgoal runs
+        return HistorySlot("which cube", tuple(dict.fromkeys(alts)),
+                           choice_of=lambda obj: self._highlighted_or_object(obj, picked))
+
+    def _highlighted_or_object(self, obj, picked: frozenset) -> object:
+        """Any highlighted cube not picked yet is the right next pick (the goal sets no order)."""
+        for i in self.layout.highlighted:
+            if self.cubes[i] is obj and i not in picked:
+                return "a highlighted cube not picked yet"
+        return id(obj)
 
     def probe_questions(self):
         """Questions for the memory assessment: how many cubes were highlighted, and, while one

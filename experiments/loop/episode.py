@@ -78,12 +78,16 @@ class HistoryAudit:
         return asdict(self)
 
 
-def _resolution(resolver, text: str):
+def _resolution(resolver, text: str, choice_of=None):
+    """What ``text`` does: its option and the object it acts on (``choice_of(object)`` where the
+    history slot says what its decision is about, HistorySlot.choice_of)."""
     r = resolver.resolve(text) if text else None
     if r is None:
         return None
     option, target = r
-    return option, (None if target is None else id(target))
+    if target is None:
+        return option, None
+    return option, (choice_of(target) if choice_of is not None else id(target))
 
 
 def run_episode(spec: EpisodeSpec, parts: EpisodeParts, max_decisions: int = 10_000) -> EpisodeResult:
@@ -120,10 +124,12 @@ def run_episode(spec: EpisodeSpec, parts: EpisodeParts, max_decisions: int = 10_
                 proposed = ""  # no proposal: the policy holds still this chunk
             obs, _, terminated, truncated, info = env.step(proposed)
             executed = info.get("revised", proposed)
-            target = _resolution(resolver, oracle)
-            right = _resolution(resolver, executed) == target
+            choice_of = getattr(slot, "choice_of", None)
+            target = _resolution(resolver, oracle, choice_of)
+            right = _resolution(resolver, executed, choice_of) == target
+            proposal_right = _resolution(resolver, proposed, choice_of) == target
             if slot is not None and (proposed or executed):  # no proposal, no revision: nothing was decided
-                history.add(right=right, proposal_right=_resolution(resolver, proposed) == target,
+                history.add(right=right, proposal_right=proposal_right,
                             memory_read=bool(info.get("memory_read")),
                             memory_abstained=bool(info.get("memory_abstained")))
             audit["decisions"] += 1
@@ -134,7 +140,7 @@ def run_episode(spec: EpisodeSpec, parts: EpisodeParts, max_decisions: int = 10_
                 audit["rewrites"] += 1
                 audit["rewrites_right" if right else "rewrites_wrong"] += 1
                 audit["rewrites_off_slot"] += slot is None
-                audit["rewrites_harmful"] += (not right) and _resolution(resolver, proposed) == target
+                audit["rewrites_harmful"] += (not right) and proposal_right
             if not subgoals or subgoals[-1]["executed"] != executed or subgoals[-1]["oracle"] != oracle:
                 subgoals.append({"step": info["steps"], "oracle": oracle, "proposed": proposed, "executed": executed, "right": right})
             done = terminated or truncated

@@ -21,7 +21,9 @@ Evidence for one deposit of colour C (the evidence gate):
   not been resting there (a cube lying next to the bin is not the one carried);
 * within ``verify_within`` rendered frames after the release, that blob gone from where it was
   (followed while it is still held or falling; a blob there that is another cube, one standing at
-  that place since well before the release, does not count as it) and no new blob of colour C
+  that place since well before the release, does not count as it: places are registered by the bin
+  too, but only while nothing is carried, so a cube standing beside the bin is told from the
+  carried one and a held cube pausing over the bin is not taken for a standing one) and no new blob of colour C
   near the bin (a cube that misses the opening lands beside it and stays visible). A cube that
   shows up again where it vanished within the next frames takes the deposit back.
 
@@ -164,7 +166,8 @@ class DepositCounter(Tool):
         self._live_frames = 0
         if self.active:
             events_for(store).attach(GRIPPER_LIVE)
-        self._spots: list[list] = []  # [colour, y, x, first step seen standing there, last step seen there]
+        self._spots: list[list] = []  # [colour, y, x, first step seen standing there, last step seen there, by the bin]
+        self._carrying = False  # between a grasp and its release
         self._grasped: list[tuple[str, float, float]] | None = None  # places standing when the gripper last closed
         self.carried_log: list[tuple[int, str | None]] = []  # (release step, carried colour or None: lifted nothing)
         self.empty_releases = 0
@@ -227,11 +230,14 @@ class DepositCounter(Tool):
             rest.append((b, max(before, default=0) + 1))
         self._rest = rest
         for b, n in rest:  # where cubes stand, and since when (the order in which they appeared)
-            if n < 2 or self._near_bin(b, self.config.near_px * 0.8):
+            # by the bin only while nothing is carried: a held cube pausing over the bin is no standing
+            # one, but a cube that stands beside the bin must not pass for the carried one
+            by_bin = self._near_bin(b, self.config.near_px * 0.8)
+            if n < 2 or (by_bin and self._carrying):
                 continue
             spot = next((sp for sp in self._spots if sp[0] == b.colour and np.hypot(sp[1] - b.y, sp[2] - b.x) <= 6), None)
             if spot is None:
-                self._spots.append([b.colour, b.y, b.x, frame.step, frame.step])
+                self._spots.append([b.colour, b.y, b.x, frame.step, frame.step, by_bin])
             else:
                 spot[1], spot[2], spot[4] = b.y, b.x, frame.step
         self._recent = (self._recent + [(frame.step, blobs)])[-10:]
@@ -250,10 +256,11 @@ class DepositCounter(Tool):
                    for p, n in self._rest)
 
     def _on_grasp(self, step: int) -> None:
-        """Remember the places where cubes stood on the table (away from the bin: spots are never
-        registered there) as the gripper closes."""
+        """Remember the places where cubes stood on the table as the gripper closes (not those by the
+        bin: a cube standing there is never the one carried to it)."""
         since = self._frame_steps[0] if len(self._frame_steps) >= self.config.carry_frames else -1
-        self._grasped = [(sp[0], sp[1], sp[2]) for sp in self._spots if sp[4] >= since]
+        self._grasped = [(sp[0], sp[1], sp[2]) for sp in self._spots if sp[4] >= since and not sp[5]]
+        self._carrying = True
 
     def _carried(self) -> set[str] | None:
         """Colours of the places standing at the last grasp that are empty now (None: no grasp seen)."""
@@ -264,6 +271,7 @@ class DepositCounter(Tool):
                 if not any(b.colour == c and b.distance((y, x)) <= 2 * self.config.still_px for b in blobs)}
 
     def _on_release(self, step: int) -> None:
+        self._carrying = False
         if self.bin is None:
             return
         carried = self._carried()
@@ -311,7 +319,8 @@ class DepositCounter(Tool):
         # a cube that misses the opening lands next to it: a blob near the bin that was not there before
         beside = {b.colour for b in blobs if self._near_bin(b)
                   and not any(p.colour == b.colour and p.distance((b.y, b.x)) <= self.config.gone_px for p in rel.before)
-                  and not any(sp[0] == b.colour and np.hypot(sp[1] - b.y, sp[2] - b.x) <= self.config.gone_px for sp in self._spots)}
+                  and not any(sp[0] == b.colour and sp[3] <= old and np.hypot(sp[1] - b.y, sp[2] - b.x) <= self.config.gone_px
+                              for sp in self._spots)}
         gone = [c for c in gone if c.colour not in beside]
         if gone:
             c = min(gone, key=lambda b: b.distance(self.bin))
