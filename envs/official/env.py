@@ -69,9 +69,11 @@ class _ActionTap(gym.Wrapper):
         super().__init__(env)
         self.demo, self.actions, self.clocks = demo, actions, clocks
         self.gate: RenderGate | None = None
-        self.terminal_front = None
-        """With a render gate: the front view right after the latest step that terminated the episode,
-        before the wrapper's extra step moves the scene on (the view the benchmark's entry shows)."""
+        self.terminal_state = None
+        """With a render gate: the scene's state (``get_state_dict``) right after the latest step that
+        terminated the episode, before the wrapper's extra step moves the scene on (the view the
+        benchmark's entry shows). Kept, not rendered: an option can run dozens of steps after the
+        episode has terminated, and only the last one's view is read (:meth:`terminal_front`)."""
 
     def step(self, action):
         extra = bool(self.demo.__dict__.get("_doing_extra_step", False))
@@ -82,8 +84,21 @@ class _ActionTap(gym.Wrapper):
             self.clocks.append(M.elapsed_steps({"elapsed_steps": self.env.unwrapped.elapsed_steps}))
             terminated = out[2]
             if self.gate is not None and bool(np.asarray(terminated.cpu() if hasattr(terminated, "cpu") else terminated).any()):
-                self.terminal_front = self.gate.fresh_front()
+                self.terminal_state = self.env.unwrapped.get_state_dict()
         return out
+
+    def terminal_front(self):
+        """The front view of :attr:`terminal_state` (None without one): that state set, rendered, and
+        the scene put back as it was."""
+        if self.terminal_state is None or self.gate is None:
+            return None
+        u = self.env.unwrapped
+        now = u.get_state_dict()
+        u.set_state_dict(self.terminal_state)
+        try:
+            return self.gate.fresh_front()
+        finally:
+            u.set_state_dict(now)
 
 
 class OfficialSubgoalEnv(gym.Env):
@@ -421,7 +436,7 @@ class OfficialSubgoalEnv(gym.Env):
             self._t["env_s"] += time.perf_counter() - t0
             return self._held_still(None)
         self._clear_records()
-        self._tap.terminal_front = None
+        self._tap.terminal_state = None
         # mplib's IK restarts draw from the C library's rand(): seeded per decision from the episode,
         # a plan depends on the episode and the decision alone, not on what ran before it
         seed_planner_randomness(self._seed * 1000 + self._decisions)
@@ -444,7 +459,7 @@ class OfficialSubgoalEnv(gym.Env):
             # like a text no option executes, it costs one chunk of the budget
             return self._held_still(cmd.to_action())
         if self.gate is not None and n:  # the view after the option, whatever the stride
-            last = self._tap.terminal_front
+            last = self._tap.terminal_front()
             rgbs[-1] = last if last is not None else self.gate.front_at(self._clocks[-1] if self._clocks else self.clock)
         self._t["renders"] += n if self.gate is None else 0
         if n:

@@ -66,9 +66,19 @@ class RenderGate:
 
     def wants_all(self) -> bool:
         """Every texture (depth, segmentation too): the first frame, a forced one, or a new subgoal's
-        first frame, the only one the benchmark reads segmentation from. A stride frame is read by
-        our consumers for its RGB alone."""
-        return self.force or self._cache is None or self._subgoal_key() != self._key
+        first frame, the only one the benchmark reads segmentation from (to ground the oracle's
+        subgoal text). A stride frame is read by our consumers for its RGB alone. The subgoals of the
+        demonstration the env plays inside ``reset`` are grounded for the benchmark's own recordings
+        only (nothing here reads them: the video is RGB, the oracle speaks after the demonstration),
+        so their first frames are not rendered for it."""
+        if self.force or self._cache is None:
+            return True
+        return self._subgoal_key() != self._key and not self.in_demonstration
+
+    @property
+    def in_demonstration(self) -> bool:
+        """The env is playing its conditioning demonstration (the benchmark's own flag)."""
+        return bool(getattr(self.u, "current_task_demonstration", False))
 
     def _sensor_data(self, apply_texture_transforms: bool = True) -> dict:
         if not self.wants():
