@@ -196,6 +196,33 @@ def test_marks_on_cubes_no_colour_word_names_are_found_by_their_look(any_hue):
     assert nxt != target  # the next read answers a marked cube not picked yet
 
 
+def test_a_highlighted_cube_coloured_like_the_table_is_found_by_its_disc():
+    """ood development episode 53: one of the five highlighted cubes has the table's own orange (hue
+    18, saturation 0.6), which no colour predicate and no "stands out from the scene" test can tell
+    from wood; the disc around it still shows where it stands. It is marked, and found again on the
+    dark frame where it stands."""
+    env = make_env("PickHighlight")
+    env.reset(options={"episode": episode_spec("PickHighlight", 53, "ood")})
+    t = env.unwrapped
+    pts = [t.project(t.pos(c)) for c in t.cubes]
+    t.highlights.update(True)
+    lit = env.front_frame()
+    t.highlights.update(False)
+    dark = env.front_frame()
+    goal, highlighted = t.goal_texts()[0], list(t.layout.highlighted)
+    env.close()
+    layer = MemoryLayer(MemoryConfig(), [make_tool("highlight_marks")])
+    layer.reset(goal, [])
+    for k, rgb in enumerate([dark, lit, lit, dark, dark, dark, dark]):
+        layer.observe(_live(4 * k, rgb))
+    marks = [r for r in layer.store.entities().values() if r.binding == "highlighted cube"]
+    nearest = sorted(int(np.argmin([np.hypot(r.position[0] - q[0], r.position[1] - q[1]) for q in pts])) for r in marks)
+    assert nearest == sorted(highlighted)
+    tool = layer.tools[0]
+    for r in marks:  # every mark, the table-coloured one included, is found again where it stands
+        assert tool.reground(r, _live(40, dark)) is not None, r.identity
+
+
 def _point_of(text: str):
     from subgoals.grammar import points
 

@@ -34,7 +34,8 @@ from scipy import ndimage
 
 from memory.perception.blobs import Blob, hsv
 
-__all__ = ["SceneObjectThresholds", "find_scene_objects", "hue_distance", "same_look", "look_label"]
+__all__ = ["SceneObjectThresholds", "find_scene_objects", "hue_distance", "look_label", "looks_like_surface",
+           "same_look", "surface_look"]
 
 _EIGHT = np.ones((3, 3), dtype=bool)
 
@@ -93,9 +94,28 @@ def same_look(a: Blob | str, b: Blob | str, max_hue: float = SceneObjectThreshol
     return hue_distance(ha, hb) <= max_hue
 
 
+def surface_look(rgb: np.ndarray, thresholds: SceneObjectThresholds | None = None) -> tuple[float, float]:
+    """The frame's dominant appearance (the table): circular mean hue and median saturation."""
+    t = thresholds or SceneObjectThresholds()
+    hue, sat, val = hsv(np.ascontiguousarray(rgb, dtype=np.uint8))
+    return _circular_mean(hue[val >= t.min_value]), float(np.median(sat))
+
+
+def looks_like_surface(hue: float, sat: float, surface: tuple[float, float],
+                       thresholds: SceneObjectThresholds | None = None) -> bool:
+    """Whether a colour ``(hue, sat)`` is the surface's own (within the thresholds)."""
+    t = thresholds or SceneObjectThresholds()
+    return hue_distance(hue, surface[0]) <= t.surface_hue and abs(sat - surface[1]) <= t.surface_saturation
+
+
 def find_scene_objects(rgb: np.ndarray, *, named: list[Blob] | None = None, min_area: int = 20,
-                       max_area: int | None = 900, thresholds: SceneObjectThresholds | None = None) -> list[Blob]:
-    """Blobs that stand out from the scene and are not one of ``named`` (module docstring), largest first."""
+                       max_area: int | None = 900, thresholds: SceneObjectThresholds | None = None,
+                       within: tuple[float, float, float] | None = None) -> list[Blob]:
+    """Blobs that stand out from the scene and are not one of ``named`` (module docstring), largest first.
+
+    ``within=(y, x, r)``: only objects whose centre lies within ``r`` px of ``(y, x)``, *including*
+    objects coloured like the surface: where an object is known to stand, whatever stands out from
+    its surroundings there is it (how a cube coloured like the table is found again)."""
     t = thresholds or SceneObjectThresholds()
     img = np.ascontiguousarray(rgb, dtype=np.uint8)
     surround = cv2.medianBlur(img, t.kernel)
@@ -103,9 +123,13 @@ def find_scene_objects(rgb: np.ndarray, *, named: list[Blob] | None = None, min_
     hue, sat, val = hsv(img)
     mask = (contrast > t.min_contrast) & (sat >= t.min_saturation) & (val >= t.min_value)
     surface_hue, surface_sat = _circular_mean(hue[val >= t.min_value]), float(np.median(sat))
-    # surface pixels stand out next to a grey arm or a white disc too: they are never object colour
-    d_hue = np.abs(hue - surface_hue) % 360.0
-    mask &= ~((np.minimum(d_hue, 360.0 - d_hue) <= t.surface_hue) & (np.abs(sat - surface_sat) <= t.surface_saturation))
+    if within is not None:
+        yy, xx = np.mgrid[: mask.shape[0], : mask.shape[1]]
+        mask &= np.hypot(yy - within[0], xx - within[1]) <= within[2] + 8
+    else:
+        # surface pixels stand out next to a grey arm or a white disc too: they are never object colour
+        d_hue = np.abs(hue - surface_hue) % 360.0
+        mask &= ~((np.minimum(d_hue, 360.0 - d_hue) <= t.surface_hue) & (np.abs(sat - surface_sat) <= t.surface_saturation))
     if named:
         taken = np.zeros(mask.shape, dtype=bool)
         for b in named:
@@ -126,10 +150,12 @@ def find_scene_objects(rgb: np.ndarray, *, named: list[Blob] | None = None, min_
             continue
         h = _circular_mean(hue[box][comp])
         s = float(sat[box][comp].mean())
-        if hue_distance(h, surface_hue) <= t.surface_hue and abs(s - surface_sat) <= t.surface_saturation:
+        if within is None and hue_distance(h, surface_hue) <= t.surface_hue and abs(s - surface_sat) <= t.surface_saturation:
             continue
         ys, xs = np.nonzero(comp)
         y0, x0 = box[0].start, box[1].start
+        if within is not None and np.hypot(ys.mean() + y0 - within[0], xs.mean() + x0 - within[1]) > within[2]:
+            continue
         out.append(Blob(colour=look_label(h), y=float(ys.mean() + y0), x=float(xs.mean() + x0), area=area,
                         bbox=(y0, x0, box[0].stop - 1, box[1].stop - 1), hue=h))
     out.sort(key=lambda b: -b.area)

@@ -13,6 +13,9 @@ Evidence chain:
    :func:`~memory.perception.scene_objects.find_scene_objects`, identified by its look) the annulus ``ring`` px around its centroid is searched for bright neutral pixels (white disc
    material). A mark needs ``min_white`` such pixels *and* white on at least three of the four
    sides of the cube: a disc surrounds its cube, while an arm link passing nearby lies on one side.
+   A cube coloured like the table is found by its disc instead: the non-white pixels inside a
+   disc-sized white component's outline where no cube blob stands, if their colour is the
+   surface's (``_on_surface_disc``); it is found again only where it is known to stand.
 2. **Persistence.** A marked cube seen marked on ``confirm_frames`` consecutive observed frames,
    at the same place (``match_px``) and of the same look (colour word, or hue), becomes an entity record: identity
    ``"<colour> cube"``, binding ``"highlighted cube"``, status ``verified``, plus the relation
@@ -46,7 +49,11 @@ from memory.store.memory_store import MemoryStore
 from memory.contract.render_need import RenderNeed
 from memory.tools.base import Tool, register_tool
 from memory.perception.blobs import Blob, find_blobs
-from memory.perception.scene_objects import find_scene_objects, label_hue, same_look
+import cv2
+from scipy import ndimage
+
+from memory.perception.scene_objects import (find_scene_objects, label_hue, look_label, looks_like_surface,
+                                              same_look, surface_look)
 from memory.language.words import COLOUR_WORDS, canonical_role, colour_of
 from subgoals.record_names import highlight_binding, highlight_count
 from subgoals.grammar import Point, try_parse
@@ -67,7 +74,7 @@ def _white(rgb: np.ndarray, min_value: int = 200, max_spread: int = 18) -> np.nd
     return (lo >= min_value) & (hi - lo <= max_spread)
 
 
-def ring_evidence(white: np.ndarray, blob: Blob, ring: tuple[float, float] = (5.0, 16.0)) -> tuple[int, int]:
+def ring_evidence(white: np.ndarray, blob: Blob, ring: tuple[float, float] = (5.0, 11.0)) -> tuple[int, int]:
     """``(white pixels, sides)`` in the annulus ``ring`` around ``blob``: how many bright neutral
     pixels, and on how many of the four sides (above, below, left, right) at least 4 of them lie."""
     r = int(np.ceil(ring[1]))
@@ -99,8 +106,10 @@ class _Mark:
 class MarkThresholds:
     """The numbers :class:`HighlightMarkTool` reads and keeps marks with (observed frames, pixels in the 256x256 frame); the module docstring says where each enters."""
 
-    ring: tuple[float, float] = (5.0, 16.0)
-    """Inner and outer radius (px) of the annulus around a cube searched for white disc material."""
+    ring: tuple[float, float] = (5.0, 11.0)
+    """Inner and outer radius (px) of the annulus around a cube searched for white disc material: the
+    disc under a cube shows right around it; a neighbour's disc lies further out (a cube standing
+    between two discs sees white on three sides of a wider ring, and none this close)."""
     min_white: int = 40
     """A mark needs at least this many bright neutral pixels in the ring..."""
     min_sides: int = 3
@@ -121,6 +130,10 @@ class MarkThresholds:
     """A recalled marked cube is the blob of its colour nearest the stored position within this (px); otherwise the tool abstains."""
     min_area: int = 20
     """Smallest colour blob (px) taken as a cube (half of it when re-grounding)."""
+    min_disc_white: int = 90
+    """A white component this large (px) is a disc whose outline may hold an object of the table's colour..."""
+    max_disc_px: tuple[int, int] = (28, 40)
+    """...if its bounding box is no taller and wider than this (px; a disc seen from the front camera)."""
     max_area: int = 900
     """Largest colour blob (px) taken as a cube."""
 
@@ -134,13 +147,14 @@ class HighlightMarkTool(Tool):
     group = ToolGroup.MARK
     render = RenderNeed(stride=4, video=False)
 
-    def __init__(self, *, ring: tuple[float, float] = (5.0, 16.0), min_white: int = 40, min_sides: int = 3,
+    def __init__(self, *, ring: tuple[float, float] = (5.0, 11.0), min_white: int = 40, min_sides: int = 3,
                  confirm_frames: int = 2, match_px: float = 5.0, close_frames: int = 3, still_px: float = 2.5,
-                 whole_share: float = 0.75, lift_frames: int = 1, reground_px: float = 14.0, min_area: int = 20, max_area: int = 900) -> None:
+                 whole_share: float = 0.75, lift_frames: int = 1, reground_px: float = 14.0, min_area: int = 20, max_area: int = 900,
+                 min_disc_white: int = 90) -> None:
         self.config = MarkThresholds(
             ring=ring, min_white=min_white, min_sides=min_sides, confirm_frames=confirm_frames, match_px=match_px,
             close_frames=close_frames, still_px=still_px, whole_share=whole_share, lift_frames=lift_frames,
-            reground_px=reground_px, min_area=min_area, max_area=max_area,
+            reground_px=reground_px, min_area=min_area, max_area=max_area, min_disc_white=min_disc_white,
         )
         self.active = False
         self.role = "cube"
@@ -211,6 +225,58 @@ class HighlightMarkTool(Tool):
         may fall on both sides of a colour word's hue window; one component keeps them together)."""
         return find_scene_objects(rgb, min_area=min_area, max_area=self.config.max_area)
 
+    def _on_surface_disc(self, rgb: np.ndarray, white: np.ndarray, blobs: list[Blob]) -> list[Blob]:
+        """Objects on a disc that no blob found because they are coloured like the table: the
+        non-white pixels inside a white disc's outline (its convex hull), where no cube blob stands,
+        whose colour is the surface's. Labelled by their look like any unnamed cube."""
+        surface = surface_look(rgb)
+        hue, sat = None, None
+        labels, _ = ndimage.label(white, structure=np.ones((3, 3), dtype=bool))
+        out = []
+        for i, box in enumerate(ndimage.find_objects(labels), start=1):
+            if box is None:
+                continue
+            comp = labels[box] == i
+            h_px, w_px = box[0].stop - box[0].start, box[1].stop - box[1].start
+            if int(comp.sum()) < self.config.min_disc_white or h_px > self.config.max_disc_px[0] or w_px > self.config.max_disc_px[1]:
+                continue  # too small for a disc, or larger than one (the robot's white links, two discs)
+            ys, xs = np.nonzero(comp)
+            hull = cv2.convexHull(np.stack([xs + box[1].start, ys + box[0].start], axis=1).astype(np.int32))
+            inside = np.zeros(white.shape, np.uint8)
+            cv2.fillPoly(inside, [hull], 1)
+            hole = cv2.erode(inside, np.ones((3, 3), np.uint8)).astype(bool) & ~white
+            hy, hx = np.nonzero(hole)
+            if len(hy) < self.config.min_area or any(hole[int(round(b.y)), int(round(b.x))] for b in blobs
+                                                      if 0 <= b.y < hole.shape[0] and 0 <= b.x < hole.shape[1]):
+                continue
+            if hue is None:
+                from memory.perception.blobs import hsv
+
+                hue, sat, _ = hsv(rgb)
+            ang = np.deg2rad(hue[hole])
+            h = float(np.rad2deg(np.arctan2(np.sin(ang).mean(), np.cos(ang).mean())) % 360.0)
+            if not looks_like_surface(h, float(sat[hole].mean()), surface):
+                continue  # a coloured object a blob would have found: not seen whole now (an arm?), no guess
+            y0, x0, y1, x1 = int(hy.min()), int(hx.min()), int(hy.max()), int(hx.max())
+            b = Blob(colour=look_label(h), y=float(hy.mean()), x=float(hx.mean()), area=len(hy), bbox=(y0, x0, y1, x1), hue=h)
+            n, sides = ring_evidence(white, b, self.config.ring)
+            if n >= self.config.min_white and sides >= self.config.min_sides:  # the disc surrounds it
+                out.append(b)
+        return out
+
+    def _find_again(self, rgb: np.ndarray, label: str, near: tuple[float, float], radius: float, min_area: int) -> list[Blob]:
+        """Blobs that may be the object labelled ``label`` near ``near``: a colour word's blobs, or
+        objects of the same look; for a look the table has, whatever stands out from its
+        surroundings there (such an object is found only where it is known to stand)."""
+        colour_word = label_hue(label) is None
+        if colour_word:
+            return find_blobs(rgb, [label], min_area=min_area, max_area=self.config.max_area)
+        surface = surface_look(rgb)
+        if looks_like_surface(label_hue(label), surface[1], surface):
+            return find_scene_objects(rgb, min_area=min_area, max_area=self.config.max_area,
+                                      within=(near[0], near[1], radius))
+        return [b for b in self._looks(rgb, min_area) if same_look(label, b)]
+
     def _sight(self, blobs: list[Blob], frame: Frame, store: MemoryStore) -> None:
         white = _white(frame.rgb)
         marked = []
@@ -218,6 +284,7 @@ class HighlightMarkTool(Tool):
             n, sides = ring_evidence(white, b, self.config.ring)
             if n >= self.config.min_white and sides >= self.config.min_sides:
                 marked.append(b)
+        marked += self._on_surface_disc(frame.rgb, white, blobs)
         if not marked:
             if any(m.key for m in self._marks):
                 self._quiet += 1
@@ -241,6 +308,9 @@ class HighlightMarkTool(Tool):
                 m.streak += 1
                 if m.key is None:
                     m.pos, m.area = (b.y, b.x), b.area
+            elif any(same_look(m.colour, b) and np.hypot(m.pos[0] - b.y, m.pos[1] - b.x) <= 2 * self.config.ring[1]
+                     for m in self._marks):
+                continue  # one disc holds one cube: a second piece of the same look on it is that cube
             else:
                 self._marks.append(_Mark(b.colour, (b.y, b.x), b.area))
                 seen.add(len(self._marks) - 1)
@@ -277,14 +347,13 @@ class HighlightMarkTool(Tool):
     def _check_lifts(self, blobs: list[Blob], frame_rgb: np.ndarray) -> None:
         """In a closed grip: is each marked cube still whole on its spot? Fingers closing around a
         cube hide part of it, and lifting it moves it off the spot; either disturbs it."""
-        looks = None
         for m in self._marks:
             if m.key is None or m.picked:
                 continue
-            if label_hue(m.colour) is not None:
-                looks = self._looks(frame_rgb, self.config.min_area) if looks is None else looks
+            found = blobs if label_hue(m.colour) is None else self._find_again(
+                frame_rgb, m.colour, m.pos, self.config.still_px, self.config.min_area)
             whole = any(same_look(m.colour, b) and b.distance(m.pos) <= self.config.still_px and b.area >= self.config.whole_share * m.area
-                        for b in (blobs if label_hue(m.colour) is None else looks))
+                        for b in found)
             if not whole:
                 m.away += 1
 
@@ -315,7 +384,7 @@ class HighlightMarkTool(Tool):
         if colour is not None:
             blobs = find_blobs(frame.rgb, [colour], min_area=self.config.min_area // 2, max_area=self.config.max_area)
         elif words and label_hue(words[0]) is not None:  # a cube no colour word names: found by its look
-            blobs = [b for b in self._looks(frame.rgb, self.config.min_area // 2) if same_look(words[0], b)]
+            blobs = self._find_again(frame.rgb, words[0], entity.position, self.config.reground_px, self.config.min_area // 2)
         else:
             return None
         blobs = [b for b in blobs if b.distance(entity.position) <= self.config.reground_px]
