@@ -144,12 +144,11 @@ def test_highlight_read_answers_a_marked_cube_not_picked_yet(highlight):
     assert len(picked) == 1 and _near(picked[0].position, highlight["points"][target], 4)
 
 
-@pytest.fixture(scope="module")
-def any_hue():
-    """PickHighlight ood development episode 50 (tier 1: seven cubes of arbitrary hues, four
-    highlighted, none named by a colour word in the subgoals): lit, dark and lifted frames."""
+def _highlight_frames(episode: int, split: str, lift: bool = False) -> dict:
+    """A PickHighlight episode's frames with the discs shown (lit) and gone (dark), the cubes' image
+    points, and with ``lift`` each highlighted cube carried 12 cm up, off its spot."""
     env = make_env("PickHighlight")
-    env.reset(options={"episode": episode_spec("PickHighlight", 50, "ood")})
+    env.reset(options={"episode": episode_spec("PickHighlight", episode, split)})
     t = env.unwrapped
     points = [t.project(t.pos(c)) for c in t.cubes]
     t.highlights.update(True)
@@ -157,7 +156,7 @@ def any_hue():
     t.highlights.update(False)
     dark = env.front_frame()
     lifted = {}
-    for i in t.layout.highlighted:  # each highlighted cube carried 12 cm up, off its spot
+    for i in (t.layout.highlighted if lift else ()):
         p = t.pos(t.cubes[i]).copy()
         t.set_xyz(t.cubes[i], [p[0], p[1], p[2] + 0.12])
         lifted[i] = env.front_frame()
@@ -168,17 +167,35 @@ def any_hue():
             "highlighted": list(t.layout.highlighted)}
 
 
+def _marking_layer(frames: dict) -> MemoryLayer:
+    """A memory with the highlight tool that has watched the marking window (dark, lit twice, dark)."""
+    layer = MemoryLayer(MemoryConfig(), [make_tool("highlight_marks")])
+    layer.reset(frames["goal"], [])
+    for k, rgb in enumerate([frames["dark"], frames["lit"], frames["lit"], frames["dark"], frames["dark"],
+                             frames["dark"], frames["dark"]]):
+        layer.observe(_live(4 * k, rgb))
+    return layer
+
+
+def _marked_cubes(layer: MemoryLayer, points) -> tuple[list, list[int]]:
+    """The verified highlight records and, for each, the index of the cube nearest to it."""
+    marks = [r for r in layer.store.entities().values() if r.binding == "highlighted cube"]
+    return marks, [int(np.argmin([np.hypot(r.position[0] - q[0], r.position[1] - q[1]) for q in points])) for r in marks]
+
+
+@pytest.fixture(scope="module")
+def any_hue():
+    """PickHighlight ood development episode 50 (tier 1: seven cubes of arbitrary hues, four
+    highlighted, none named by a colour word in the subgoals): lit, dark and lifted frames."""
+    return _highlight_frames(50, "ood", lift=True)
+
+
 def test_marks_on_cubes_no_colour_word_names_are_found_by_their_look(any_hue):
     """Cubes of arbitrary hue (lit down to a saturation of about 0.5, some in no hue window) are
     found as objects standing out from the scene, marked, re-grounded and picked off by their look."""
-    layer = MemoryLayer(MemoryConfig(), [make_tool("highlight_marks")])
-    layer.reset(any_hue["goal"], [])
-    for k, rgb in enumerate([any_hue["dark"], any_hue["lit"], any_hue["lit"], any_hue["dark"], any_hue["dark"],
-                             any_hue["dark"], any_hue["dark"]]):
-        layer.observe(_live(4 * k, rgb))
-    marks = [r for r in layer.store.entities().values() if r.binding == "highlighted cube"]
+    layer = _marking_layer(any_hue)
     pts = any_hue["points"]
-    nearest = [int(np.argmin([np.hypot(r.position[0] - q[0], r.position[1] - q[1]) for q in pts])) for r in marks]
+    marks, nearest = _marked_cubes(layer, pts)
     assert sorted(nearest) == sorted(any_hue["highlighted"])  # every highlighted cube, nothing else
     assert any(r.identity.startswith("hue") for r in marks)  # some were named by their look, not a word
     others = [i for i in range(len(pts)) if i not in any_hue["highlighted"]]
@@ -201,26 +218,13 @@ def test_a_highlighted_cube_coloured_like_the_table_is_found_by_its_disc():
     18, saturation 0.6), which no colour predicate and no "stands out from the scene" test can tell
     from wood; the disc around it still shows where it stands. It is marked, and found again on the
     dark frame where it stands."""
-    env = make_env("PickHighlight")
-    env.reset(options={"episode": episode_spec("PickHighlight", 53, "ood")})
-    t = env.unwrapped
-    pts = [t.project(t.pos(c)) for c in t.cubes]
-    t.highlights.update(True)
-    lit = env.front_frame()
-    t.highlights.update(False)
-    dark = env.front_frame()
-    goal, highlighted = t.goal_texts()[0], list(t.layout.highlighted)
-    env.close()
-    layer = MemoryLayer(MemoryConfig(), [make_tool("highlight_marks")])
-    layer.reset(goal, [])
-    for k, rgb in enumerate([dark, lit, lit, dark, dark, dark, dark]):
-        layer.observe(_live(4 * k, rgb))
-    marks = [r for r in layer.store.entities().values() if r.binding == "highlighted cube"]
-    nearest = sorted(int(np.argmin([np.hypot(r.position[0] - q[0], r.position[1] - q[1]) for q in pts])) for r in marks)
-    assert nearest == sorted(highlighted)
+    frames = _highlight_frames(53, "ood")
+    layer = _marking_layer(frames)
+    marks, nearest = _marked_cubes(layer, frames["points"])
+    assert sorted(nearest) == sorted(frames["highlighted"])
     tool = layer.tools[0]
     for r in marks:  # every mark, the table-coloured one included, is found again where it stands
-        assert tool.reground(r, _live(40, dark)) is not None, r.identity
+        assert tool.reground(r, _live(40, frames["dark"])) is not None, r.identity
 
 
 def _point_of(text: str):
