@@ -87,11 +87,6 @@ class LaggedComposer(Composer):
         self.held: list[dict] = []
         """One entry per change held back: the decision's step, the proposal, the decisions it waited."""
 
-    def __getattr__(self, name: str):  # the inner composer's own diagnostics (``draws``)
-        if name == "inner":
-            raise AttributeError(name)
-        return getattr(self.inner, name)
-
     def reset(self, goal: str, seed: int, demo_frames) -> None:
         self.inner.reset(goal, seed, demo_frames)
         self.rng = np.random.default_rng(np.random.SeedSequence([int(seed), 0x1A6]))

@@ -38,8 +38,6 @@ class RenderGate:
         self.force = False
         self.renders = 0
         self.skipped = 0
-        self.rgb_only = 0
-        """Of the renders, how many downloaded the RGB texture alone (stride frames)."""
         self._cache: dict[str, Any] | None = None
         self._cache_clock: int | None = None
         self._key = None
@@ -103,7 +101,6 @@ class RenderGate:
                 continue
             sensor.capture()
             if rgb_only and name in data:
-                self.rgb_only += 1
                 data[name] = {**data[name], **sensor.get_obs(rgb=True, depth=False, position=False, segmentation=False,
                                                              normal=False, albedo=False,
                                                              apply_texture_transforms=apply_texture_transforms)}

@@ -127,7 +127,9 @@ def run_episode(spec: EpisodeSpec, parts: EpisodeParts, max_decisions: int = 10_
             choice_of = getattr(slot, "choice_of", None)
             target = _resolution(resolver, oracle, choice_of)
             right = _resolution(resolver, executed, choice_of) == target
-            proposal_right = _resolution(resolver, proposed, choice_of) == target
+            # the proposal itself is scored only where something reads it: a history decision or a rewrite
+            proposal_right = (slot is not None or bool(info.get("rewritten"))) and \
+                _resolution(resolver, proposed, choice_of) == target
             if slot is not None and (proposed or executed):  # no proposal, no revision: nothing was decided
                 history.add(right=right, proposal_right=proposal_right,
                             memory_read=bool(info.get("memory_read")),

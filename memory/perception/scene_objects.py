@@ -34,8 +34,8 @@ from scipy import ndimage
 
 from memory.perception.blobs import Blob, hsv
 
-__all__ = ["SceneObjectThresholds", "find_scene_objects", "hue_distance", "look_label", "looks_like_surface",
-           "same_look", "surface_look"]
+__all__ = ["SceneObjectThresholds", "circular_mean_hue", "find_scene_objects", "hue_distance", "look_label",
+           "looks_like_surface", "same_look", "surface_look"]
 
 _EIGHT = np.ones((3, 3), dtype=bool)
 
@@ -66,7 +66,8 @@ def hue_distance(a: float, b: float) -> float:
     return min(d, 360.0 - d)
 
 
-def _circular_mean(deg: np.ndarray) -> float:
+def circular_mean_hue(deg: np.ndarray) -> float:
+    """The mean of hues (degrees) on the colour circle (350 and 10 average to 0, not 180)."""
     rad = np.deg2rad(deg)
     return float(np.rad2deg(np.arctan2(np.sin(rad).mean(), np.cos(rad).mean())) % 360.0)
 
@@ -96,9 +97,14 @@ def same_look(a: Blob | str, b: Blob | str, max_hue: float = SceneObjectThreshol
 
 def surface_look(rgb: np.ndarray, thresholds: SceneObjectThresholds | None = None) -> tuple[float, float]:
     """The frame's dominant appearance (the table): circular mean hue and median saturation."""
+    return surface_of(*hsv(np.ascontiguousarray(rgb, dtype=np.uint8)), thresholds)
+
+
+def surface_of(hue: np.ndarray, sat: np.ndarray, val: np.ndarray,
+               thresholds: SceneObjectThresholds | None = None) -> tuple[float, float]:
+    """:func:`surface_look` from a frame's hue, saturation and value planes already computed."""
     t = thresholds or SceneObjectThresholds()
-    hue, sat, val = hsv(np.ascontiguousarray(rgb, dtype=np.uint8))
-    return _circular_mean(hue[val >= t.min_value]), float(np.median(sat))
+    return circular_mean_hue(hue[val >= t.min_value]), float(np.median(sat))
 
 
 def looks_like_surface(hue: float, sat: float, surface: tuple[float, float],
@@ -122,7 +128,7 @@ def find_scene_objects(rgb: np.ndarray, *, named: list[Blob] | None = None, min_
     contrast = np.linalg.norm(img.astype(np.int16) - surround.astype(np.int16), axis=-1)
     hue, sat, val = hsv(img)
     mask = (contrast > t.min_contrast) & (sat >= t.min_saturation) & (val >= t.min_value)
-    surface_hue, surface_sat = _circular_mean(hue[val >= t.min_value]), float(np.median(sat))
+    surface_hue, surface_sat = surface_of(hue, sat, val, t)
     if within is not None:
         yy, xx = np.mgrid[: mask.shape[0], : mask.shape[1]]
         mask &= np.hypot(yy - within[0], xx - within[1]) <= within[2] + 8
@@ -148,9 +154,8 @@ def find_scene_objects(rgb: np.ndarray, *, named: list[Blob] | None = None, min_
             continue
         if taken is not None and taken[box][comp].any():
             continue
-        h = _circular_mean(hue[box][comp])
-        s = float(sat[box][comp].mean())
-        if within is None and hue_distance(h, surface_hue) <= t.surface_hue and abs(s - surface_sat) <= t.surface_saturation:
+        h = circular_mean_hue(hue[box][comp])
+        if within is None and looks_like_surface(h, float(sat[box][comp].mean()), (surface_hue, surface_sat), t):
             continue
         ys, xs = np.nonzero(comp)
         y0, x0 = box[0].start, box[1].start

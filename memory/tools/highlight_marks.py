@@ -48,12 +48,12 @@ from memory.language.spec import MemorySpec
 from memory.store.memory_store import MemoryStore
 from memory.contract.render_need import RenderNeed
 from memory.tools.base import Tool, register_tool
-from memory.perception.blobs import Blob, find_blobs
+from memory.perception.blobs import Blob, find_blobs, hsv
 import cv2
 from scipy import ndimage
 
-from memory.perception.scene_objects import (find_scene_objects, label_hue, look_label, looks_like_surface,
-                                              same_look, surface_look)
+from memory.perception.scene_objects import (circular_mean_hue, find_scene_objects, label_hue, look_label,
+                                              looks_like_surface, same_look, surface_look, surface_of)
 from memory.language.words import COLOUR_WORDS, canonical_role, colour_of
 from subgoals.record_names import highlight_binding, highlight_count
 from subgoals.grammar import Point, try_parse
@@ -89,6 +89,30 @@ def ring_evidence(white: np.ndarray, blob: Blob, ring: tuple[float, float] = (5.
     for side in (dy < -abs(dx), dy > abs(dx), dx < -abs(dy), dx > abs(dy)):
         sides += int((hit & side).sum() >= 4)
     return int(hit.sum()), sides
+
+
+class _FrameLooks:
+    """One frame's derived views for finding unnamed cubes again, each computed once when first asked
+    for, however many marks are looked for in that frame."""
+
+    def __init__(self, rgb: np.ndarray, min_area: int, max_area: int) -> None:
+        self.rgb, self.min_area, self.max_area = rgb, min_area, max_area
+        self._surface: tuple[float, float] | None = None
+        self._looks: list[Blob] | None = None
+
+    def surface(self) -> tuple[float, float]:
+        """The table's look in this frame (:func:`~memory.perception.scene_objects.surface_look`)."""
+        if self._surface is None:
+            self._surface = surface_look(self.rgb)
+        return self._surface
+
+    def looks(self) -> list[Blob]:
+        """Every object that stands out from the scene, each labelled by its look, none left to the
+        named reader: how a cube no colour word names is found again (its faces, shaded differently,
+        may fall on both sides of a colour word's hue window; one component keeps them together)."""
+        if self._looks is None:
+            self._looks = find_scene_objects(self.rgb, min_area=self.min_area, max_area=self.max_area)
+        return self._looks
 
 
 @dataclass
@@ -219,18 +243,11 @@ class HighlightMarkTool(Tool):
         named = find_blobs(rgb, COLOUR_WORDS, min_area=min_area, max_area=self.config.max_area)
         return named + find_scene_objects(rgb, named=named, min_area=min_area, max_area=self.config.max_area)
 
-    def _looks(self, rgb: np.ndarray, min_area: int) -> list[Blob]:
-        """Every object that stands out from the scene, each labelled by its look, none left to the
-        named reader: how a cube no colour word names is found again (its faces, shaded differently,
-        may fall on both sides of a colour word's hue window; one component keeps them together)."""
-        return find_scene_objects(rgb, min_area=min_area, max_area=self.config.max_area)
-
     def _on_surface_disc(self, rgb: np.ndarray, white: np.ndarray, blobs: list[Blob]) -> list[Blob]:
         """Objects on a disc that no blob found because they are coloured like the table: the
         non-white pixels inside a white disc's outline (its convex hull), where no cube blob stands,
         whose colour is the surface's. Labelled by their look like any unnamed cube."""
-        surface = surface_look(rgb)
-        hue, sat = None, None
+        planes = None  # hue, saturation, value: computed once, at the first disc with a hole
         labels, _ = ndimage.label(white, structure=np.ones((3, 3), dtype=bool))
         out = []
         for i, box in enumerate(ndimage.find_objects(labels), start=1):
@@ -249,12 +266,11 @@ class HighlightMarkTool(Tool):
             if len(hy) < self.config.min_area or any(hole[int(round(b.y)), int(round(b.x))] for b in blobs
                                                       if 0 <= b.y < hole.shape[0] and 0 <= b.x < hole.shape[1]):
                 continue
-            if hue is None:
-                from memory.perception.blobs import hsv
-
-                hue, sat, _ = hsv(rgb)
-            ang = np.deg2rad(hue[hole])
-            h = float(np.rad2deg(np.arctan2(np.sin(ang).mean(), np.cos(ang).mean())) % 360.0)
+            if planes is None:
+                planes = hsv(rgb)
+                surface = surface_of(*planes)
+            hue, sat, _ = planes
+            h = circular_mean_hue(hue[hole])
             if not looks_like_surface(h, float(sat[hole].mean()), surface):
                 continue  # a coloured object a blob would have found: not seen whole now (an arm?), no guess
             y0, x0, y1, x1 = int(hy.min()), int(hx.min()), int(hy.max()), int(hx.max())
@@ -264,18 +280,15 @@ class HighlightMarkTool(Tool):
                 out.append(b)
         return out
 
-    def _find_again(self, rgb: np.ndarray, label: str, near: tuple[float, float], radius: float, min_area: int) -> list[Blob]:
-        """Blobs that may be the object labelled ``label`` near ``near``: a colour word's blobs, or
-        objects of the same look; for a look the table has, whatever stands out from its
-        surroundings there (such an object is found only where it is known to stand)."""
-        colour_word = label_hue(label) is None
-        if colour_word:
-            return find_blobs(rgb, [label], min_area=min_area, max_area=self.config.max_area)
-        surface = surface_look(rgb)
+    def _find_again(self, view: "_FrameLooks", label: str, near: tuple[float, float], radius: float) -> list[Blob]:
+        """Blobs that may be the unnamed object labelled ``label`` near ``near``: objects of the same
+        look; for a look the table has, whatever stands out from its surroundings there (such an
+        object is found only where it is known to stand)."""
+        surface = view.surface()
         if looks_like_surface(label_hue(label), surface[1], surface):
-            return find_scene_objects(rgb, min_area=min_area, max_area=self.config.max_area,
+            return find_scene_objects(view.rgb, min_area=view.min_area, max_area=self.config.max_area,
                                       within=(near[0], near[1], radius))
-        return [b for b in self._looks(rgb, min_area) if same_look(label, b)]
+        return [b for b in view.looks() if same_look(label, b)]
 
     def _sight(self, blobs: list[Blob], frame: Frame, store: MemoryStore) -> None:
         white = _white(frame.rgb)
@@ -347,11 +360,11 @@ class HighlightMarkTool(Tool):
     def _check_lifts(self, blobs: list[Blob], frame_rgb: np.ndarray) -> None:
         """In a closed grip: is each marked cube still whole on its spot? Fingers closing around a
         cube hide part of it, and lifting it moves it off the spot; either disturbs it."""
+        view = _FrameLooks(frame_rgb, self.config.min_area, self.config.max_area)
         for m in self._marks:
             if m.key is None or m.picked:
                 continue
-            found = blobs if label_hue(m.colour) is None else self._find_again(
-                frame_rgb, m.colour, m.pos, self.config.still_px, self.config.min_area)
+            found = blobs if label_hue(m.colour) is None else self._find_again(view, m.colour, m.pos, self.config.still_px)
             whole = any(same_look(m.colour, b) and b.distance(m.pos) <= self.config.still_px and b.area >= self.config.whole_share * m.area
                         for b in found)
             if not whole:
@@ -384,7 +397,8 @@ class HighlightMarkTool(Tool):
         if colour is not None:
             blobs = find_blobs(frame.rgb, [colour], min_area=self.config.min_area // 2, max_area=self.config.max_area)
         elif words and label_hue(words[0]) is not None:  # a cube no colour word names: found by its look
-            blobs = self._find_again(frame.rgb, words[0], entity.position, self.config.reground_px, self.config.min_area // 2)
+            view = _FrameLooks(frame.rgb, self.config.min_area // 2, self.config.max_area)
+            blobs = self._find_again(view, words[0], entity.position, self.config.reground_px)
         else:
             return None
         blobs = [b for b in blobs if b.distance(entity.position) <= self.config.reground_px]
