@@ -35,6 +35,7 @@ from envs.episode_timings import TIMING_KEYS, read_timings, start_timings
 from envs.episodes import EpisodeSpec
 from envs.official import mapping as M
 from envs.official.goal_values import goal_values_from_text
+from envs.official.fast_grasp_check import install_fast_grasp_check
 from envs.official.render_gate import RenderGate
 from envs.core.solvers import seed_planner_randomness
 from envs.official.slots import (OfferedOption, PlanStep, choice_of, choice_slot, history_slot, nearest, plan_phrases,
@@ -328,15 +329,17 @@ class OfficialSubgoalEnv(gym.Env):
                              f"official metadata's {seed_meta}")
         self.env = self.builder.make_env_for_episode(spec.episode_idx, include_available_multi_choices=True)
         self._install_tap()
+        install_fast_grasp_check(self.env.unwrapped.agent)  # exact; the benchmark's checks ask it every step
         self._clear_records()
         self._decision = None
-        k0 = self.video_stride if isinstance(self.video_stride, int) else 1  # a goal-dependent stride: every frame
+        k0 = self.video_stride if isinstance(self.video_stride, int) else (lambda: self._demo_video_stride(options))
         self.gate = RenderGate(self.env.unwrapped, every=k0) if self.render_only_consumed else None
         self._tap.gate = self.gate
         self._seed, self._decisions = int(spec.env_seed), 0
         seed_planner_randomness(self._seed)  # the demonstration's plans, too
         obs, info = self.env.reset()
         if self.gate is not None:
+            k_demo = self.gate.every  # the stride the demonstration was rendered at
             self.gate.every = self.frame_stride
             obs["front_rgb_list"][-1] = self.gate.fresh_front()  # the current view, whatever the stride
         self._t["reset_s"] += time.perf_counter() - t0
@@ -353,6 +356,10 @@ class OfficialSubgoalEnv(gym.Env):
         k = self.video_stride(self._goals[0]) if callable(self.video_stride) else int(self.video_stride)
         if isinstance(k, bool) or not isinstance(k, int) or k < 1:
             raise ValueError(f"video_stride gave {k!r}; it must be an int >= 1")
+        if self.gate is not None and k % k_demo:
+            raise RuntimeError(f"{spec.task} episode {spec.episode_idx}: the demonstration was rendered every {k_demo} "
+                               f"frames for the goal known before it played, but the goal after reset asks for every "
+                               f"{k} (goal {self._goals[0]!r})")
         for c, rgb, q in zip(clocks[:-1], obs["front_rgb_list"][:-1], obs["joint_state_list"][:-1]):
             if c % k == 0:
                 video.front.append(M.as_uint8_rgb(rgb))
@@ -392,21 +399,37 @@ class OfficialSubgoalEnv(gym.Env):
         return {"front_rgb": None if rgb is None else M.as_uint8_rgb(rgb), "wrist_rgb": None,
                 "joint_state": M.as_joints(q), "step": self.steps, "clock": self.clock}
 
+    def _demo_video_stride(self, options: dict | None) -> int:
+        """The conditioning video's stride for this episode's goal, asked by the render gate at its
+        second frame, after the env has built its scene and before the demonstration plays: the
+        goal is the benchmark's own text for the scene (``task_goal.get_language_goal``, the function
+        its wrapper fills ``info["task_goal"]`` with), through the same choice of goal style as
+        :meth:`_choose_goal`. ``reset`` checks that the goal it ends with asks for a multiple of it."""
+        from robomme.robomme_env.utils import task_goal
+
+        wrapper = find_wrapper(self.env, "DemonstrationWrapper", "cannot read the goal")
+        goals = self._goals_for(task_goal.get_language_goal(wrapper, self.task_name), options)
+        return int(self.video_stride(goals[0]))
+
     def _choose_goal(self, options: dict | None) -> None:
         """The goal every consumer (composer, memory, policy) is given, kept until the next reset:
         the benchmark's own paraphrases (``--goal-style template``), or one of our rewordings of the
         task's goal (``reworded``), filled with the values read back from the benchmark's template
         text (``envs/official/goal_values.py``) and drawn with the episode's goal stream, as on ours."""
+        self.goal_style = str((options or {}).get("goal_style", "template"))
+        self._goals = self._goals_for(self._info.get("task_goal"), options)
+
+    def _goals_for(self, task_goal, options: dict | None) -> list[str]:
+        """The goals given for the benchmark's ``task_goal`` under the options' goal style."""
         options = options or {}
-        self.goal_style = str(options.get("goal_style", "template"))
-        if self.goal_style not in GOAL_STYLES:
-            raise ValueError(f"unknown goal style {self.goal_style!r} ({', '.join(GOAL_STYLES)})")
-        template = M.goal_texts(self._info) if self._info.get("task_goal") else [""]
-        if self.goal_style == "template":
-            self._goals = template
-        else:
-            values = goal_values_from_text(template[0])
-            self._goals = [draw_rewording(self.task_name, values, int(options.get("goal_seed", 0)))]
+        style = str(options.get("goal_style", "template"))
+        if style not in GOAL_STYLES:
+            raise ValueError(f"unknown goal style {style!r} ({', '.join(GOAL_STYLES)})")
+        template = M.goal_texts({"task_goal": task_goal}) if task_goal else [""]
+        if style == "template":
+            return template
+        values = goal_values_from_text(template[0])
+        return [draw_rewording(self.task_name, values, int(options.get("goal_seed", 0)))]
 
     def goal_list(self) -> list[str]:
         """The goal as a list of paraphrases (the challenge's ``task_goal``): the benchmark's own, or

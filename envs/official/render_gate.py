@@ -23,7 +23,7 @@ strides).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 FRONT, HAND = "base_camera", "hand_camera"
 
@@ -31,9 +31,9 @@ FRONT, HAND = "base_camera", "hand_camera"
 class RenderGate:
     """Gates sensor rendering of one official ManiSkill env instance (module docstring)."""
 
-    def __init__(self, unwrapped, every: int = 1, wrist: bool = False):
+    def __init__(self, unwrapped, every: "int | Callable[[], int]" = 1, wrist: bool = False):
         self.u = unwrapped
-        self.every = int(every)
+        self._every = every if callable(every) else int(every)
         self.wrist = bool(wrist)
         self.force = False
         self.renders = 0
@@ -43,6 +43,19 @@ class RenderGate:
         self._key = None
         self._orig = unwrapped._get_obs_sensor_data
         unwrapped._get_obs_sensor_data = self._sensor_data
+
+    @property
+    def every(self) -> int:
+        """The stride. Given as a function (the conditioning video's stride, which depends on the
+        goal), it is asked at the first frame the gate sees, when the env has built its scene and so
+        its goal, before the demonstration plays; its answer is then kept."""
+        if callable(self._every):
+            self._every = int(self._every())
+        return self._every
+
+    @every.setter
+    def every(self, value: int) -> None:
+        self._every = int(value)
 
     def uninstall(self) -> None:
         self.u._get_obs_sensor_data = self._orig
