@@ -21,6 +21,8 @@ import numpy as np
 
 from envs.core import solvers as S
 from policies.base import Policy
+from policies import failure_model as F
+from policies.executor_profile import ExecutorProfile, skill_of
 from policies.noise import ScriptedNoise
 from subgoals.grammar import points_in, ungrounded
 
@@ -30,10 +32,13 @@ __all__ = ["ScriptedNoise", "ScriptedPolicy", "failed_grasp_attempt"]
 
 
 class ScriptedPolicy(Policy):
-    def __init__(self, env, horizon: int = 16, noise: ScriptedNoise = ScriptedNoise()):
+    def __init__(self, env, horizon: int = 16, noise: ScriptedNoise = ScriptedNoise(),
+                 profile: ExecutorProfile | None = None):
         self.env = env  # the RoboMMEEnv (or anything whose .unwrapped is a RoboMMETask)
         self.horizon = horizon
         self.noise = noise
+        self.profile = profile if profile is not None else ExecutorProfile()
+        self.executor_events: list[dict] = []
         self._text: str | None = None
         self._key: tuple | None = None
         self._motion = None
@@ -51,6 +56,7 @@ class ScriptedPolicy(Policy):
         self.rng = np.random.default_rng(seed)
         self.resolutions = []
         self.noise_events = []
+        self.executor_events = []
 
     # ------------------------------------------------------------------ subgoal -> motion
     def resolve(self, text: str):
@@ -87,14 +93,58 @@ class ScriptedPolicy(Policy):
         if option in CARRY_OPTIONS and self.noise.p_drop > 0 and ex.has_gripper and self.rng.random() < self.noise.p_drop:
             after = int(self.rng.integers(2, 12))  # early in the transport, away from where it should go
             self.noise_events.append({"subgoal": text, "drop_after_steps": after})
-            return ex.guarded(_slipping(t.motion(option, target, ex, {}), after), text)
+            return ex.guarded(F.slipping(t.motion(option, target, ex, {}), after, S.OPEN), text)
         if option == "pick" and self.noise.p_fail_grasp > 0 and self.rng.random() < self.noise.p_fail_grasp:
             kind = "high" if self.rng.random() < 0.5 else "offset"
             angle = float(self.rng.uniform(0.0, 2.0 * np.pi))
             self.noise_events.append({"subgoal": text, "failed_grasp": kind})
             failed = failed_grasp_attempt(ex, grasp_point(t, target), kind, angle, self.noise)
-            return ex.guarded(_chain(failed, lambda: t.motion(option, target, ex, {})), text)
+            return ex.guarded(F.chained(failed, lambda: t.motion(option, target, ex, {})), text)
+        if self.profile.active:
+            failure = F.draw_failure(self.rng, self.profile.rates(t.TASK, skill_of(option)), skill_of(option))
+            if failure is not None:
+                motion = self._failed_motion(failure, text, option, target)
+                if motion is not None:
+                    return ex.guarded(motion, text)
         return ex.guarded(t.motion(option, target, ex, {}), text)
+
+    def _failed_motion(self, failure: F.Failure, text: str, option: str, target):
+        """The motion of ``option`` on ``target`` failed as ``failure`` says (policies/failure_model.py),
+        recorded in ``executor_events``; None where the failure cannot apply here (no other object
+        near enough to pick by mistake, no sibling move, no gripper to drop with)."""
+        t, ex, k, p = self.task, self._ex, failure.kind, failure.params
+        run = lambda o=option, tg=target: t.motion(o, tg, ex, {})  # noqa: E731
+        if k in ("miss_retry", "miss"):
+            attempt = failed_grasp_attempt(ex, grasp_point(t, target), p["attempt"], p["angle"], self.noise)
+            motion = F.chained(attempt, run) if k == "miss_retry" else attempt
+        elif k == "wrong_object":
+            other = _nearest_other(t, option, target, p["near_m"])
+            if other is None:
+                return None
+            p["object"] = other[0]
+            motion = run(option, other[1])
+        elif k == "drop":
+            if not ex.has_gripper:
+                return None
+            motion = F.slipping(run(), p["after_steps"], S.OPEN)
+        elif k in ("short", "stall"):
+            motion = F.truncated(run(), p["after_steps"])
+        elif k == "extra":
+            motion = F.chained(run(), run)
+        elif k == "late":
+            motion = F.delayed(run(), ex.hold, p["shift_steps"])
+        elif k == "early":
+            motion = F.hurried(run(), p["shift_steps"])
+        elif k == "wrong_turn":
+            sib = F.sibling_option(option, [o for _, o in t.OPTION_PATTERNS], p.pop("pick"))
+            if sib is None:
+                return None
+            p["instead"] = sib
+            motion = run(sib, target)
+        else:
+            raise KeyError(f"no motion for failure kind {k!r}")
+        self.executor_events.append(failure.record(text, option))
+        return motion
 
     def infer(self, obs: dict) -> np.ndarray:
         text = obs["subgoal"]
@@ -126,20 +176,18 @@ CARRY_OPTIONS = frozenset({"place", "move_over", "insert_left", "insert_right"})
 """Options that carry a grasped object, where a slip loses it."""
 
 
-def _slipping(motion, after: int):
-    """``motion`` with the gripper opened from its ``after``-th action on: the object slips away."""
-    for i, a in enumerate(motion):
-        if i >= after:
-            a = np.array(a, dtype=np.float32, copy=True)
-            a[-1] = S.OPEN
-        yield a
-
-
-def _chain(first, then):
-    """Run ``first``, then the motion ``then()`` builds once ``first`` has ended: the recovery is
-    planned from where the failed attempt left the arm and the object."""
-    yield from first
-    yield from then()
+def _nearest_other(task, option: str, target, near_m: float):
+    """The (label, object) among ``option``'s candidates nearest to ``target`` other than it, within
+    ``near_m`` metres on the table (a learned policy's wrong pick is a near neighbour); or None."""
+    here = np.asarray(task.pos_of(target), dtype=float)[:2]
+    best, best_d = None, near_m
+    for label, actor in task.candidates(option):
+        if actor is target:
+            continue
+        d = float(np.linalg.norm(np.asarray(task.pos_of(actor), dtype=float)[:2] - here))
+        if d <= best_d:
+            best, best_d = (label, actor), d
+    return best
 
 
 def grasp_point(task, target) -> np.ndarray:

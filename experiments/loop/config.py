@@ -253,6 +253,12 @@ class PolicyConfig:
     attempt (too high or beside the object, then a recovery) on a fraction of picks, and a slip on a
     fraction of carries; the `paper` preset sets --policy-noise.p-fail-grasp 0.15
     --policy-noise.p-drop 0.03 so that policy seeds differ as they do for π0.5."""
+    executor_profile: Annotated[str, _FLAT] = "clean"
+    """Scripted policy's failure profile (policies/executor_profile.py): `clean` (exact), `pi05-like`
+    (fitted on train so the oracle arm's per-task success tracks π0.5's published oracle-subgoal
+    column; scripts/fit_executor_profile.py), or a path to a JSON profile of your own. Every failure
+    is a real change of the motion (a missed grasp, a drop, a second or short press, a wrong turn, a
+    stall), drawn from the episode's policy stream and listed in the row's executor_events."""
     lerobot_path: Annotated[str | None, _FLAT] = None
     """LeRobot policy: local directory of a PI05 checkpoint (LeRobot needs Python >= 3.12; see README)."""
     openpi_host: Annotated[str, _FLAT] = "localhost"
@@ -277,6 +283,16 @@ class PolicyConfig:
         for name in ("openpi_connect_timeout_s", "openpi_recv_timeout_s"):
             if not getattr(self, name) > 0:
                 raise ConfigError(f"--{_flag(name)} must be > 0, got {getattr(self, name)}")
+        if self.executor_profile != "clean":
+            from policies.executor_profile import load_profile
+
+            try:
+                load_profile(self.executor_profile)
+            except ValueError as exc:
+                raise ConfigError(f"--executor-profile: {exc}") from None
+            if self.kind != "scripted":
+                raise ConfigError(f"--executor-profile {self.executor_profile} perturbs the scripted executor's motions; "
+                                  f"--policy {self.kind} executes its own actions (use --executor-profile clean)")
 
 
 @dataclass(frozen=True)
@@ -525,6 +541,7 @@ OUTCOME_FIELDS: tuple[str, ...] = (
     "vlm_model",
     "policy",
     "policy_noise",
+    "executor_profile",
     "openpi_host",
     "openpi_port",
     "openpi_server",
@@ -547,6 +564,10 @@ def _check_official(cfg: "ExperimentConfig") -> None:
         raise ConfigError("--backend robomme with --policy lerobot is not wired yet: serve the checkpoint behind an "
                           "openpi-protocol server and use --policy openpi (or --policy scripted for the benchmark's "
                           "multi_choice planner)")
+    if cfg.policy.executor_profile != "clean":
+        raise ConfigError(f"--backend robomme with --executor-profile {cfg.policy.executor_profile}: on the official envs "
+                          "the benchmark's own planner executes each option, which the profile does not perturb yet; "
+                          "run the profile on our envs (--backend robomem)")
     if cfg.scope.split not in ("train", "val", "test"):
         raise ConfigError(f"the official benchmark has no split {cfg.scope.split!r} (known: train, val, test)")
     ladder = [n for n in cfg.condition_names if condition_from_name(n).flags.uses_true_state]

@@ -180,4 +180,6 @@ def run_episode(spec: EpisodeSpec, parts: EpisodeParts, max_decisions: int = 10_
         policy_noise=list(getattr(parts.policy, "noise_events", None) or []), history_audit=history.to_dict(),
         goal_style=parts.goal_style, goal=goal, backend=parts.backend,
         proposals_held=list(getattr(composer, "held", None) or []),
+        executor_profile=getattr(getattr(parts.policy, "profile", None), "name", "clean"),
+        executor_events=list(getattr(parts.policy, "executor_events", None) or []),
     )

@@ -9,7 +9,10 @@ def build_policy(cfg, low):
     if pc.kind == "scripted":
         from policies.scripted import ScriptedPolicy
 
-        return ScriptedPolicy(low, horizon=horizon, noise=pc.policy_noise), False
+        from policies.executor_profile import load_profile
+
+        return ScriptedPolicy(low, horizon=horizon, noise=pc.policy_noise,
+                              profile=load_profile(pc.executor_profile)), False
     if pc.kind == "openpi":
         from policies.base import ActionHorizon
         from policies.openpi_client import OpenPIPolicy

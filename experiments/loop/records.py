@@ -52,13 +52,13 @@ class EpisodeResult:
     retry_offset: int = 0
     """Offset of ``env_seed`` from the episode's base seed (the manifest's, or one ``reset`` moved to)."""
     policy_noise: list[dict[str, Any]] = field(default_factory=list)
+    """The scripted policy's injected failures in this episode (which pick, which kind)."""
     code_commit: str | None = None
     """The git commit the episode ran at, and whether the checkout had uncommitted changes."""
     code_dirty: bool | None = None
     history_audit: dict[str, int] = field(default_factory=dict)
     """Every history-dependent decision scored (``experiments.loop.episode.HistoryAudit``): right /
     wrong / abstained / silently agreed with a wrong proposal."""
-    """The scripted policy's injected failures in this episode (which pick, which kind)."""
     goal_style: str = "template"
     """``template`` or ``reworded`` (``--goal-style``)."""
     goal: str = ""
@@ -68,6 +68,11 @@ class EpisodeResult:
     ``env_seed`` and ``difficulty`` are the benchmark's metadata record, not our seed formula). A row
     written before this field existed reads as ``robomem``; the report takes such a run's backend
     from its ``config.json`` (:func:`experiments.loop.results.read_rows`)."""
+    executor_profile: str = "clean"
+    """``--executor-profile``: the scripted executor's failure profile (``clean``: none)."""
+    executor_events: list[dict[str, Any]] = field(default_factory=list)
+    """Each failure the profile made the executor commit: the subgoal, option, skill, kind and its
+    drawn parameters (``policies/failure_model.py``)."""
     proposals_held: list[dict[str, Any]] = field(default_factory=list)
     """``--proposal-lag``: each change of the composer's proposal that was delivered late (its step,
     the proposal, how many decisions it waited); empty when proposals were on time."""

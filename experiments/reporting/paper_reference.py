@@ -33,6 +33,16 @@ ARM_MEANS: dict[str, float] = {
 ARM_SDS: dict[str, float] = {"memory": 1.23, "recent4": 1.39, "recent16": 0.47, "recent32": 0.43}
 """Seed-to-seed sample sd (points) where the paper gives one."""
 
+ORACLE_SUBGOAL: dict[str, float] = {
+    "BinFill": 85.8, "PickXtimes": 100.0, "SwingXtimes": 100.0, "StopCube": 49.7,
+    "VideoUnmask": 98.8, "ButtonUnmask": 95.0, "VideoUnmaskSwap": 99.2, "ButtonUnmaskSwap": 80.2,
+    "PickHighlight": 83.3, "VideoRepick": 97.3, "VideoPlaceButton": 100.0, "VideoPlaceOrder": 100.0,
+    "MoveCube": 87.8, "InsertPeg": 15.6, "PatternLock": 97.0, "RouteStick": 55.6,
+}
+"""π0.5's per-task success (%) with oracle subgoals (SimpleARM Table 1, from RoboMME; overall 84.08):
+the ceiling the ``pi05-like`` executor profile is fitted to (scripts/fit_executor_profile.py)."""
+assert set(ORACLE_SUBGOAL) == set(ALL_TASKS)
+
 REWORDING_COST_POINTS = 17.8
 """How many points of the memory arm's success instruction rewording costs in the paper."""
 
