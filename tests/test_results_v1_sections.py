@@ -55,6 +55,12 @@ def test_each_failure_gets_the_first_cause_its_audit_supports():
     missed = classify(_row(memory=_probes("count", 2), history_audit=_audit(3, abstained=1, silent=1)))
     assert missed.cause == "read missed" and "1 abstained, 1 passed silently" in missed.line
     assert classify(_row(memory=_probes("count", 2), history_audit=_audit(3))).cause == "execution"
+    drop = {"subgoal": "put it into the bin", "option": "place", "skill": "carry", "failure": "drop", "after_steps": 4}
+    faulted = classify(_row(memory=_probes("count", 2), history_audit=_audit(3), executor_events=[drop]))
+    assert faulted.cause == "executor fault" and "drop on 'put it into the bin'" in faulted.line
+    # a wrong read stays the memory's, whatever the executor did
+    assert classify(_row(memory=_probes("count", 2), history_audit=_audit(3, wrong=1),
+                         executor_events=[drop])).cause == "grounding wrong"
     assert classify(_row()).cause == "unaudited"
 
 
@@ -66,6 +72,9 @@ def test_only_episodes_the_oracle_solved_are_explained():
     assert [m["episode"] for m, _ in oracle_solved_memory_failed(rows)] == [0]
     md, records = failures_section(rows)
     assert len(records) == 1 and "| StopCube | 1 |" in md and "<details>" in md
+    # under an executor profile every failure of the arm is attributed, the oracle's too
+    md, records = failures_section(rows, every=True)
+    assert [r["episode"] for r in records] == [0, 1, 3] and "memory failed |" in md
 
 
 def test_specificity_names_the_tasks_an_ablation_hurts_beside_the_papers():

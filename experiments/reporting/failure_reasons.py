@@ -12,7 +12,13 @@ audit says which part: the retrospective probes compare the memory's state with 
    wrong (the recalled entity was re-grounded on the wrong object or place);
 3. ``read missed``: no read was wrong but wrong proposals went through (memory abstained, or the
    gate let a history-dependent subgoal pass without a read);
-4. ``execution``: every history-dependent decision was right; the policy's execution failed.
+4. ``executor fault``: every history-dependent decision was right and the executor profile made
+   the policy fail at least once (``executor_events``: a missed grasp, a drop, a short press...);
+5. ``execution``: every history-dependent decision was right and no failure was injected; the
+   policy's execution failed anyway.
+
+Under an executor profile the oracle arm fails too, so :func:`every_failure` classifies every failed
+episode of a condition, not only those the oracle solved.
 
 Rows without an audit (a researcher's own memory, say) are ``unaudited``. Probes are timed by the
 env's clock, which counts a demonstration's frames too; subgoals and outcomes by the robot's steps. This reads only rows:
@@ -28,7 +34,7 @@ from typing import Any
 from experiments.reporting.report_sections import md_table, task_order
 
 Row = dict[str, Any]
-CAUSES = ("state wrong", "grounding wrong", "read missed", "execution", "unaudited")
+CAUSES = ("state wrong", "grounding wrong", "read missed", "executor fault", "execution", "unaudited")
 _TEXT = 70
 
 
@@ -96,6 +102,12 @@ def classify(row: Row) -> FailureReason:
         how = ", ".join(p for p in (f"{int(audit.get('abstained') or 0)} abstained" if audit.get("abstained") else "",
                                     f"{int(audit.get('silent_wrong') or 0)} passed silently" if audit.get("silent_wrong") else "") if p)
         return FailureReason(**head, cause="read missed", detail=f"{missed}/{n} wrong proposals kept ({how}){first}; {end}")
+    events = [e for e in row.get("executor_events") or [] if isinstance(e, dict)]
+    if events:
+        what = "; ".join(f"{e.get('failure')} on {_short(e.get('subgoal'))}" for e in events[:3])
+        more = f" (+{len(events) - 3} more)" if len(events) > 3 else ""
+        return FailureReason(**head, cause="executor fault",
+                             detail=f"all {n} history-dependent decisions right; the executor failed: {what}{more}; {end}")
     return FailureReason(**head, cause="execution",
                          detail=f"all {n} history-dependent decisions right; the policy did not finish ({end})")
 
@@ -119,9 +131,16 @@ def reasons(rows: list[Row], condition: str = "memory") -> list[FailureReason]:
     return [classify(r) for r, _ in oracle_solved_memory_failed(rows, condition)]
 
 
-def failures_section(rows: list[Row], condition: str = "memory") -> tuple[str, list[dict[str, Any]]]:
-    """Causes per task (counts), then every episode's one-line reason in a collapsed list."""
-    found = reasons(rows, condition)
+def every_failure(rows: list[Row], condition: str = "memory") -> list[FailureReason]:
+    """Every failed (not errored) episode of ``condition``, whatever the oracle arm did."""
+    failed = [r for r in rows if r["condition"] == condition and r.get("status") != "error" and not r.get("success")]
+    return [classify(r) for r in sorted(failed, key=lambda r: (r["task"], r["seed"], r["episode"]))]
+
+
+def failures_section(rows: list[Row], condition: str = "memory", every: bool = False) -> tuple[str, list[dict[str, Any]]]:
+    """Causes per task (counts), then every episode's one-line reason in a collapsed list. ``every``:
+    all of the condition's failures (under an executor profile), not only those the oracle solved."""
+    found = every_failure(rows, condition) if every else reasons(rows, condition)
     records = [{"task": f.task, "seed": f.seed, "episode": f.episode, "condition": f.condition, "cause": f.cause,
                 "reason": f.detail} for f in found]
     per_task = Counter(f.task for f in found)
@@ -129,7 +148,8 @@ def failures_section(rows: list[Row], condition: str = "memory") -> tuple[str, l
     tasks = [t for t in task_order(rows) if per_task[t]]
     body = [[t, per_task[t]] + [per_cause[(t, c)] or "" for c in CAUSES] for t in tasks]
     body.append(["**all**", len(found)] + [sum(f.cause == c for f in found) or "" for c in CAUSES])
-    summary = md_table(["task", f"{condition} failed, oracle solved"] + list(CAUSES), body)
+    head = f"{condition} failed" if every else f"{condition} failed, oracle solved"
+    summary = md_table(["task", head] + list(CAUSES), body)
     detail = md_table(["task", "seed", "episode", "reason"],
                       [[f.task, f.seed, f.episode, f.line.replace("|", "/")] for f in found])
     md = (f"{summary}\n\n<details><summary>Every such episode, one line each ({len(found)})</summary>\n\n"
