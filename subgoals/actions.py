@@ -32,6 +32,9 @@ class Action(str, Enum):
     """Move the arm or a held object somewhere without releasing it: move, bring, carry, swing."""
     WAIT = "wait"
     """Hold still: remain static, stay still, wait, hold (with no object: "hold it over ..." is no wait)."""
+    PUSH = "push"
+    """Move an object along the table without lifting it: push, shove, slide, nudge, hook, sweep (a
+    button pushed is PRESS); also the second verb of a compound ("close the gripper and push ...")."""
     OTHER = "other"
 
 
@@ -41,6 +44,7 @@ _PRESS = frozenset("press depress".split())
 _PRESS_IF_BUTTON = frozenset("push hit tap".split())
 _MOVE = frozenset("move bring carry swing".split())
 _WAIT = frozenset("remain stay wait pause".split())
+_PUSH = frozenset("push shove slide nudge hook sweep drag".split())
 _TABLE = ("table", "ground", "surface")
 
 
@@ -72,4 +76,19 @@ def action_of(sg: Subgoal) -> Action:
         return Action.PLACE
     if verb in _MOVE:
         return Action.MOVE
+    if verb in _PUSH:
+        return Action.PUSH
+    then = _second_verb(sg)
+    if then in _PUSH or then in _PRESS_IF_BUTTON:
+        return Action.PRESS if "button" in objects else Action.PUSH
     return Action.OTHER
+
+
+def _second_verb(sg: Subgoal) -> str | None:
+    """The verb after ``and`` in a compound whose first verb only prepares (``close the gripper and
+    push the cube ...``), or None."""
+    words = _words(sg)
+    for a, b in zip(words, words[1:]):
+        if a == "and":
+            return b
+    return None

@@ -24,7 +24,9 @@ ROOT = Path(__file__).resolve().parents[1]
     ("push the stop button", Action.PRESS),
     ("hit the button at <40, 120>", Action.PRESS),
     ("tap the red button", Action.PRESS),
-    ("push the cube to the target", Action.OTHER),  # a push of a cube is a manner, not a press
+    ("push the cube to the target", Action.PUSH),  # a push of a cube moves it along the table, no press
+    ("slide the block onto the pad", Action.PUSH),
+    ("hook the cube to the target with the peg", Action.PUSH),
     ("pick up the red cube at <10, 20>", Action.PICK),
     ("grab the red block", Action.PICK),
     ("lift the green cube for the second time", Action.PICK),
@@ -41,7 +43,9 @@ ROOT = Path(__file__).resolve().parents[1]
     ("place the green cube onto the correct target", Action.PLACE),
     ("move to the top of the right-side target at <5, 6>", Action.MOVE),
     ("swing the cube to the left-side target", Action.MOVE),
-    ("close the gripper and push the cube", Action.OTHER),
+    ("close the gripper and push the cube", Action.PUSH),  # the compound's second verb
+    ("close the gripper and tap the button", Action.PRESS),
+    ("close the gripper", Action.OTHER),
     ("the red cube", Action.OTHER),
 ])
 def test_the_kind_of_action_is_read_whatever_the_verb(text, action):
@@ -55,3 +59,22 @@ def test_no_memory_tool_decides_by_a_verbs_letters():
             if re.search(r"verb(\.lower\(\))?\.startswith\(", line):
                 offenders.append(f"{path.relative_to(ROOT)}:{i}: {line.strip()}")
     assert not offenders, "gates read subgoals.actions.action_of, not verb prefixes:\n" + "\n".join(offenders)
+
+
+@pytest.mark.parametrize("text, manner", [
+    ("pick up the peg", ("tool_push", True)),
+    ("grab the rod by its left end", ("tool_push", True)),
+    ("shove the block onto the target with the rod", ("tool_push", False)),
+    ("close gripper and push the cube to the target", ("finger_push", True)),  # the official option's words
+    ("slide the block to the pad", ("finger_push", True)),
+    ("take the block", ("grasp_place", True)),
+    ("set the brick on the disc", ("grasp_place", False)),
+    ("push the button", None),
+    ("wait", None),
+])
+def test_the_manner_gate_reads_the_typed_subgoal(text, manner):
+    """The demonstrated-procedure gate knows which manner a proposal starts from what it asks for
+    (action and object role from the word table), so a reworded proposal cannot walk past it."""
+    from memory.tools.manner_reader import proposal_manner
+
+    assert proposal_manner(text) == manner

@@ -35,7 +35,6 @@ subgoal does not flicker while the arm moves.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -50,8 +49,11 @@ from memory.store.memory_store import MemoryStore
 from memory.contract.render_need import RenderNeed
 from memory.tools.base import Tool, register_tool
 from memory.perception.blobs import find_blobs, hsv
+from memory.language.words import ROLE_SYNONYMS
 from subgoals import phrases
+from subgoals.actions import Action, action_of
 from subgoals.edits import Replace, SubgoalEdit
+from subgoals.grammar import try_parse
 from subgoals.record_names import RecordName
 from memory.tools.groups import ToolGroup
 
@@ -146,21 +148,23 @@ MANNER_STEPS: dict[str, tuple[str, ...]] = {
     "grasp_place": ("pick up the cube", "place the cube onto the target"),
 }
 
-_PROPOSAL_MANNER = (
-    (re.compile(r"^\s*pick up the peg\b"), "tool_push", True),
-    (re.compile(r"^\s*hook the cube\b"), "tool_push", False),
-    (re.compile(r"^\s*close (?:the )?gripper and push\b"), "finger_push", True),  # the official option drops "the"
-    (re.compile(r"^\s*pick up the cube\b"), "grasp_place", True),
-    (re.compile(r"^\s*place the cube\b"), "grasp_place", False),
-)
-
-
 def proposal_manner(text: str) -> tuple[str, bool] | None:
-    """(manner a proposal belongs to, whether it is that manner's first step), or ``None``."""
-    low = text.lower()
-    for pat, manner, first in _PROPOSAL_MANNER:
-        if pat.search(low):
-            return manner, first
+    """(manner a proposal belongs to, whether it is that manner's first step), or ``None``, from the
+    typed subgoal, whatever its wording: taking hold of the tool (a peg, by the word table) starts a
+    tool push and pushing something *with* it continues one; pushing without a tool is a finger push
+    (its only step); taking hold of the moved object starts a grasp-and-place and placing it ends one."""
+    sg = try_parse(text)
+    if sg is None:
+        return None
+    act = action_of(sg)
+    roles = [ROLE_SYNONYMS.get(np_.head.lower()) for np_ in sg.noun_phrases]
+    first = roles[0] if roles else None
+    if act == Action.PICK:
+        return {"peg": ("tool_push", True), "cube": ("grasp_place", True)}.get(first)
+    if act == Action.PUSH:
+        return ("tool_push", False) if "peg" in roles[1:] else ("finger_push", True)
+    if act == Action.PLACE and first == "cube":
+        return "grasp_place", False
     return None
 
 
