@@ -78,3 +78,19 @@ def test_the_manner_gate_reads_the_typed_subgoal(text, manner):
     from memory.tools.manner_reader import proposal_manner
 
     assert proposal_manner(text) == manner
+
+
+@pytest.mark.parametrize("text, side", [
+    ("move to the top of the right-side target at <5, 6>", ("right", "target")),
+    ("swing the cube over to the left target", ("left", "target")),
+    ("move above the target on the right", ("right", "target")),
+    ("bring it over the left-side pad for the second time", ("left", "pad")),
+    ("move to the top of the target", None),
+])
+def test_the_visit_gate_reads_the_side_from_noun_phrases(text, side):
+    """The flash-visit gate takes the side a move goes to from the typed subgoal's noun phrases, not
+    from one hyphenated phrase, so "the left target" or "the target on the right" is a visit too."""
+    from memory.tools.flash_counter import side_of_move
+    from subgoals.grammar import try_parse
+
+    assert side_of_move(try_parse(text)) == side

@@ -40,8 +40,6 @@ pending flash).
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 
 from memory.control.count_gate import CountGate
@@ -65,7 +63,22 @@ from memory.tools.groups import ToolGroup
 VISITS_KEY = "progress/target visits"
 TRIPS_KEY = "progress/round trips"
 SIDES = ("right", "left")
-_SIDE_PHRASE = re.compile(r"\b(right|left)-side (\w+)")
+
+
+def side_of_move(sg) -> tuple[str, str] | None:
+    """(side, noun) a typed subgoal moves to, from its noun phrases, whatever the wording: a side
+    modifier on a noun ("the right-side target", "the left target") or a side as the noun itself after
+    another ("the target on the right"); None when it names no side."""
+    prev = None
+    for np_ in sg.noun_phrases:
+        for mod in np_.modifiers:
+            side = mod.lower().split("-")[0]
+            if side in SIDES:
+                return side, np_.head.lower()
+        if np_.head.lower() in SIDES and prev is not None:
+            return np_.head.lower(), prev
+        prev = np_.head.lower()
+    return None
 
 
 def _best_across(img: np.ndarray, at: tuple[int, int], side: str, gap: float, half: int, top: int):
@@ -273,9 +286,8 @@ class FlashCounter(Tool):
         sg = try_parse(proposed)
         if sg is None:
             return None
-        text = proposed.lower()
         action = action_of(sg)
-        m = _SIDE_PHRASE.search(text)
+        m = side_of_move(sg)
         is_move = action is Action.MOVE and m is not None
         is_put = action is Action.PUT_DOWN
         if not (is_move or is_put):
@@ -285,10 +297,10 @@ class FlashCounter(Tool):
             # a flash awaits its second frame: the count is about to change, so decide nothing yet and
             # hold the object over the target that just lit (it is inside it already: no new visit)
             side = self.side_of(pending)
-            if is_move and m.group(1) == side:
+            if is_move and m[0] == side:
                 return None
             k = sum(1 for _, i in self.events if self.side_of(i) == side) + 1
-            noun = m.group(2) if m else "target"
+            noun = m[1] if m else "target"
             return Replace(phrases.move_to_top(side, noun, self.sites[pending].point, time=min(k, 10)))
         nxt = self.expected()
         if nxt is None:
@@ -300,12 +312,12 @@ class FlashCounter(Tool):
             if self.phrase is None:
                 return None
             return Replace(phrases.put_on_table(self.phrase))
-        if is_move and m.group(1) == side:
+        if is_move and m[0] == side:
             return None  # the right side: its position word is the proposer's count, never evidence
         point = self.site_point(side) or self.twin_point(side, store, store.last_step or 0)
         if point is None:
             return None
-        noun = m.group(2) if m else "target"
+        noun = m[1] if m else "target"
         return Replace(phrases.move_to_top(side, noun, point, time=min(k, 10)))
 
     def diagnostics(self) -> dict:
