@@ -6,12 +6,13 @@ drop now and then, presses that land twice or short, a late or early timed press
 overshoots a node or turns the wrong way, rare stalls). Its *size* is fitted per task: the scale
 ``s`` multiplying every rate of ``BASE`` on that task, chosen so the oracle arm's success on train
 episodes lands on π0.5's published oracle-subgoal success for the task
-(``experiments.reporting.paper_reference.ORACLE_SUBGOAL``). Success falls as ``s`` grows, so each
-task is bracketed (doubling ``s``) and then bisected in log scale; every round is one real
-``python -m experiments.run`` over the tasks still being fitted, on the same train episodes and
-seed. A task whose clean oracle is already at or below its target gets ``s = 0`` (clean).
+(``experiments.reporting.paper_reference.ORACLE_SUBGOAL``). Success falls about geometrically as
+``s`` grows, so each round takes a secant step on log success (:func:`fit`) and runs one real
+``python -m experiments.run`` over the tasks not yet within half an episode of their target, on the
+same train episodes and seed; the fitted scale is the last one run, and its success is the one
+reported. A task whose clean oracle is already at or below its target gets ``s = 0`` (clean).
 
-    python -m scripts.fit_executor_profile --episodes 0:16 --rounds 5 --workers 2
+    python -m scripts.fit_executor_profile --episodes 0:12 --rounds 6 --workers 2
 
 writes ``policies/profiles/pi05_like.json`` (the profile, with a ``fit`` record) and
 ``benchmarks/executor_fit.md`` (per task: target, clean success, fitted scale, fitted success).
@@ -76,50 +77,58 @@ def oracle_success(scales: dict[str, float], episodes: str, workers: int, seed: 
 
 
 def fit(episodes: str, rounds: int, workers: int, seed: int, tasks: list[str]) -> dict:
+    """Secant steps on log success: success falls about geometrically with the scale (each subgoal's
+    failures are drawn independently), so ``ln success(s) ~ ln clean + slope * s``; each round runs
+    every unfitted task at the scale this line, through its latest trial, says hits the target."""
     clean = oracle_success({t: 0.0 for t in tasks}, episodes, workers, seed)
     print("clean:", clean, flush=True)
-    lo = {t: 0.0 for t in tasks}  # success(lo) > target
-    hi: dict[str, float | None] = {t: None for t in tasks}  # success(hi) <= target
     succ = {t: {0.0: clean[t]} for t in tasks}
+    scales = {t: 0.0 for t in tasks}
     todo = [t for t in tasks if clean[t] > ORACLE_SUBGOAL[t]]
+    last = {t: 0.0 for t in tasks}
     for r in range(rounds):
         if not todo:
             break
-        trial = {}
-        for t in todo:
-            if hi[t] is None:
-                trial[t] = 1.0 if lo[t] == 0 else min(S_MAX, lo[t] * 2)
-            else:
-                trial[t] = math.sqrt(max(lo[t], hi[t] / 8) * hi[t])
+        trial = {t: (1.0 if r == 0 else _next_scale(t, succ[t], _n(episodes))) for t in todo}
         got = oracle_success(trial, episodes, workers, seed)
         print(f"round {r}:", {t: (round(trial[t], 3), got[t]) for t in trial}, flush=True)
         for t, s in trial.items():
-            succ[t][s] = got[t]
-            if got[t] <= ORACLE_SUBGOAL[t]:
-                hi[t] = s
-            else:
-                lo[t] = s
-        todo = [t for t in todo if not (hi[t] is None and lo[t] >= S_MAX)]
-    scales = {}
-    for t in tasks:
-        if clean[t] <= ORACLE_SUBGOAL[t]:
-            scales[t] = 0.0
-            continue
-        if hi[t] is None:
-            scales[t] = lo[t]
-            continue
-        # interpolate between the bracketing trials by success
-        a, b = lo[t], hi[t]
-        sa, sb = succ[t][a], succ[t][b]
-        w = 0.0 if sa == sb else (sa - ORACLE_SUBGOAL[t]) / (sa - sb)
-        scales[t] = round(a + w * (b - a), 4)
-    return {"scales": scales, "clean": clean, "trials": {t: {str(k): v for k, v in succ[t].items()} for t in tasks}}
+            succ[t][s], last[t], scales[t] = got[t], s, s
+        todo = [t for t in todo if abs(got[t] - ORACLE_SUBGOAL[t]) > 100.0 / _n(episodes) / 2 and trial[t] < S_MAX]
+    fitted = {t: succ[t][scales[t]] for t in tasks}
+    return {"scales": scales, "clean": clean, "fitted_success": fitted,
+            "trials": {t: {str(k): v for k, v in succ[t].items()} for t in tasks}}
+
+
+def _n(episodes: str) -> int:
+    a, b = (int(x) for x in episodes.split(":"))
+    return b - a
+
+
+def _next_scale(task: str, trials: dict[float, float], n: int) -> float:
+    """The next scale to try: log success interpolated linearly in the scale between the two trials
+    that bracket the target (the highest scale above it, the lowest at or below it), or, with no
+    bracket yet, along the line from the clean run through the latest trial. A success of 0 counts as
+    half an episode, so an overshoot still gives a finite slope."""
+    target = ORACLE_SUBGOAL[task]
+    floor = 100.0 / (2 * n)
+    above = [s for s, v in trials.items() if v > target]
+    below = [s for s, v in trials.items() if v <= target]
+    if above and below and min(below) > max(above):
+        a, b = max(above), min(below)
+    else:
+        a, b = 0.0, max(trials)
+    la, lb = math.log(max(trials[a], floor)), math.log(max(trials[b], floor))
+    if lb >= la:  # no measurable effect yet
+        return min(S_MAX, 4 * max(b, 0.25))
+    s = a + (math.log(target) - la) * (b - a) / (lb - la)
+    return round(min(S_MAX, max(0.01, s)), 4)
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m scripts.fit_executor_profile", description=__doc__.splitlines()[0])
-    ap.add_argument("--episodes", default="0:16", help="train episodes to fit on (START:STOP)")
-    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--episodes", default="0:12", help="train episodes to fit on (START:STOP)")
+    ap.add_argument("--rounds", type=int, default=6)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--tasks", nargs="+", default=list(ALL_TASKS))
@@ -129,9 +138,9 @@ def main(argv: list[str] | None = None) -> int:
     load0 = os.getloadavg()[0]
     result = fit(args.episodes, args.rounds, args.workers, args.seed, args.tasks)
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
-    check = oracle_success(result["scales"], args.episodes, args.workers, args.seed)
+    check = result["fitted_success"]
     record = {"split": "train", "episodes": args.episodes, "seed": args.seed, "commit": commit,
-              "target": {t: ORACLE_SUBGOAL[t] for t in args.tasks}, "fitted_success": check, **result}
+              "target": {t: ORACLE_SUBGOAL[t] for t in args.tasks}, **result}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(profile_for(result["scales"], record), indent=1) + "\n")
     lines = ["# The `pi05-like` executor profile's fit (train)", "",
