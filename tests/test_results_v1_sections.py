@@ -192,3 +192,15 @@ def test_the_campaign_block_shows_the_plan_of_a_directory_nothing_was_published_
     readme.write_text("<!-- results name=nowhere section=campaign -->\n<!-- /results -->\n")
     with pytest.raises(ValueError, match="no campaign stage writes here"):
         write_readme(readme, tmp_path / "results")
+
+
+def test_the_ceiling_table_sets_the_oracle_beside_the_published_column():
+    from experiments.reporting.readme_tables import SECTIONS
+
+    rows = [_row(task="InsertPeg", condition="oracle", episode=e, success=e < 2) for e in range(10)]
+    rows += [_row(task="InsertPeg", condition="memory", episode=e, success=e < 1) for e in range(10)]
+    md = SECTIONS["ceiling"](rows)
+    assert "| InsertPeg | 10 | 20.0 | 15.6 | +4.4 | yes | 10.0 | 0.50 |" in md
+    assert "1/1 within 5" in md
+    md = SECTIONS["attribution"](rows)
+    assert "memory failed" in md and "| InsertPeg | 9 |" in md

@@ -18,7 +18,10 @@ others against (default ``no-memory``). ``section=rewording baseline=OTHER`` com
 ``OTHER`` (the same arm with the template goals; both must come from one commit). ``section=backends
 beside=OURS`` puts ``name`` (a ``--backend robomme`` run) beside ``OURS`` (a run on our envs, at its own
 commit; ``beside_stage=`` selects its campaign stages), arm by arm on the episodes both ran
-(``experiments/reporting/backends_section.py``); rows of two backends never share a cell. ``python -m experiments.report --readme README.md`` rewrites every block from the
+(``experiments/reporting/backends_section.py``); rows of two backends never share a cell. ``section=ceiling``
+sets the oracle arm per task beside π0.5's published oracle-subgoal success (what an executor
+profile is fitted to) with memory ÷ oracle; ``section=attribution`` attributes every failure of the
+memory arm (executor fault, wrong read, missed read, wrong state). ``python -m experiments.report --readme README.md`` rewrites every block from the
 results; ``python -m experiments.report --check README.md`` exits 1 naming each block that differs
 (the default test suite runs it, so a hand-edited or stale number fails CI).
 """
@@ -174,6 +177,41 @@ def _rewording(rows, baseline):
                      "reworded ÷ template", "Δ pts", "episodes whose outcome differs"], body)
 
 
+def _ceiling(rows):
+    """Per task: the oracle arm's success beside π0.5's published oracle-subgoal success (the column
+    the ``pi05-like`` executor profile is fitted to on train), their difference, and memory ÷ oracle
+    where the memory arm ran; the all-task mean last."""
+    from experiments.reporting.paper_reference import ORACLE_SUBGOAL
+
+    def rate(task, cond):
+        ok = [r for r in rows if r["task"] == task and r["condition"] == cond and r.get("status") != "error"]
+        return (100.0 * sum(bool(r["success"]) for r in ok) / len(ok), len(ok)) if ok else (float("nan"), 0)
+
+    body, ours, theirs, mem = [], [], [], []
+    for t in task_order(rows):
+        o, n = rate(t, "oracle")
+        m, nm = rate(t, "memory")
+        pub = ORACLE_SUBGOAL[t]
+        ours.append(o)
+        theirs.append(pub)
+        mem.append(m)
+        body.append([t, n, f"{o:.1f}", f"{pub:.1f}", f"{o - pub:+.1f}", "yes" if abs(o - pub) <= 5 else "no",
+                     f"{m:.1f}" if nm else "–", f"{m / o:.2f}" if nm and o else "–"])
+    mo, mp = sum(ours) / len(ours), sum(theirs) / len(theirs)
+    mm = sum(mem) / len(mem) if mem and all(m == m for m in mem) else float("nan")
+    body.append(["**all**", "", f"{mo:.1f}", f"{mp:.2f}", f"{mo - mp:+.1f}",
+                 f"{sum(abs(a - b) <= 5 for a, b in zip(ours, theirs))}/{len(ours)} within 5",
+                 f"{mm:.1f}" if mm == mm else "–", f"{mm / mo:.2f}" if mm == mm and mo else "–"])
+    return md_table(["task", "episodes", "oracle %", "π0.5 oracle-subgoal %", "Δ pts", "within 5", "memory %",
+                     "memory ÷ oracle"], body)
+
+
+def _attribution(rows):
+    """Every failed episode of the memory arm, attributed from its row (executor fault, wrong read,
+    missed read, state wrong), whatever the oracle arm did: under an executor profile the oracle fails too."""
+    return failures_section(rows, every=True)[0]
+
+
 def _points(diff: int, n: int) -> str:
     """A success difference over ``n`` paired episodes in points (the paper's rewording cost is -17.8)."""
     return f"{100 * diff / n:+.1f}" if n else "–"
@@ -198,6 +236,8 @@ SECTIONS: dict[str, Callable] = {
     "specificity": _table_of(specificity_section),
     "failures": _table_of(failures_section),
     "cost": _table_of(cost_section),
+    "ceiling": _ceiling,
+    "attribution": _attribution,
     "campaign": None,  # needs the block's name: rendered by campaign_table
     # these two take the beside= run's rows too (render_block)
     "backends": lambda official, ours: backends_section(official, ours)[0],
