@@ -19,7 +19,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from memory.control.access import NOT_A_READ, ReadTrace, StructuredAccess, gate_trace
+from memory.control.access import NOT_A_READ, ReadTrace, StructuredAccess, gate_abstention_trace, gate_trace
+from subgoals.edits import Abstain
 from memory.control.boundary import check_frame, check_text
 from memory.events import events_for
 from memory.contract.frames import Frame
@@ -305,8 +306,12 @@ class MemoryLayer:
             if kind is not None and not self.config.agent_decided_access and not self.spec.allows(kind):
                 continue
             t1 = time.perf_counter()
-            gated = tool.gated(text, self.store)  # the gate's edit, applied
+            edit = tool.gate_edit(text, self.store)
             self._tool_time[tool.name]["gate_s"] += time.perf_counter() - t1
+            if isinstance(edit, Abstain):  # the decision is the gate's, and it could not make it
+                traces.append(gate_abstention_trace(frame.step, tool.name, proposed, text, edit.reason, kind))
+                continue
+            gated = None if edit is None else edit.apply(text)
             if gated is not None and gated != text:
                 traces.append(gate_trace(frame.step, tool.name, proposed, text, gated, kind))
                 text = gated

@@ -12,6 +12,9 @@ subgoal template is written inside the memory.
   red cube``) becomes the ``n``-th.
 * :class:`SetDirections`: the proposal's direction words (``move forward-left``), in order, become
   ``words``; everything else is kept byte for byte.
+* :class:`Abstain`: the gate's decision depends on the past but it cannot decide it now (no
+  visible object to re-ground on, say): the proposal stands, and the layer records an abstention
+  with ``reason``, so the audit scores it as one instead of as a silent pass.
 * :class:`Replace`: the memory changes the action (count reached: press the button; not reached:
   pick again; the other side; into the bin; ...): the proposal becomes ``text``, a sentence built
   with :mod:`subgoals.phrases`.
@@ -39,7 +42,7 @@ from subgoals.grammar import (
 from subgoals.numbers import as_integer, is_ordinal_word, ordinal_word
 from subgoals.phrases import as_point
 
-__all__ = ["Replace", "SetDirections", "SetOrdinal", "SetPoint", "SubgoalEdit", "SubgoalEditError"]
+__all__ = ["Abstain", "Replace", "SetDirections", "SetOrdinal", "SetPoint", "SubgoalEdit", "SubgoalEditError"]
 
 
 class SubgoalEditError(ValueError):
@@ -176,3 +179,18 @@ class Replace(SubgoalEdit):
 
     def apply(self, proposed: str) -> str:
         return self.text
+
+
+@dataclass(frozen=True)
+class Abstain(SubgoalEdit):
+    """The gate abstains: the proposal stands unchanged, and ``reason`` (why it could not decide)
+    goes into the layer's abstention trace (module docstring)."""
+
+    reason: str
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.reason, str) or not self.reason.strip():
+            raise ValueError(f"an abstention needs a reason, got {self.reason!r}")
+
+    def apply(self, proposed: str) -> str:
+        return proposed

@@ -19,7 +19,7 @@ from memory.language.spec import ReadKind
 from memory.store.memory_store import MemoryStore
 from memory.tools.base import Tool
 from subgoals import phrases
-from subgoals.edits import Replace, SetDirections, SetOrdinal, SetPoint, SubgoalEdit, SubgoalEditError
+from subgoals.edits import Abstain, Replace, SetDirections, SetOrdinal, SetPoint, SubgoalEdit, SubgoalEditError
 from subgoals.grammar import Point, SubgoalParseError, format_subgoal, parse_subgoal
 from subgoals.numbers import ordinal_word
 
@@ -259,6 +259,22 @@ def test_the_layer_applies_the_edit_and_traces_the_text():
     layer.reset(GOAL, [])
     rev = layer.revise("pick up the green cube at <1, 2> for the first time", Frame(step=1))
     assert not rev.rewritten and rev.trace is None
+
+
+def test_a_gate_that_cannot_decide_abstains_in_the_audit():
+    """A gate whose decision depends on the past but which cannot make it now (nothing visible to
+    re-ground on) returns Abstain: the proposal stands, and the revision is an abstention with the
+    gate's reason, never a silent pass."""
+    layer = MemoryLayer(MemoryConfig(), [_Gate(Abstain("green still owed, but no such cube is visible"))])
+    layer.reset(GOAL, [])
+    proposal = "press the button at <66, 131> to stop"
+    rev = layer.revise(proposal, Frame(step=1))
+    assert rev.text == proposal and not rev.rewritten and not rev.read and rev.abstained
+    assert rev.trace.reason_code == "gate-abstained" and "no such cube is visible" in rev.trace.reason
+    assert layer.diagnostics()["abstentions"] == 1
+    assert Abstain("x").apply(proposal) == proposal
+    with pytest.raises(ValueError, match="needs a reason"):
+        Abstain(" ")
 
 
 def test_a_gate_that_returns_text_is_refused_naming_the_tool():

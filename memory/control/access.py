@@ -68,6 +68,7 @@ NO_GROUNDING = "no-grounding"
 UNPARSEABLE = "unparseable"
 NO_SLOT = "no-slot"
 GATE = "gate"
+GATE_ABSTAINED = "gate-abstained"
 NOT_A_READ = (UNPARSEABLE, NO_SLOT, NOT_PERMITTED)
 """Reason codes of traces where the memory decided the proposal needs no read (not abstentions)."""
 
@@ -375,6 +376,13 @@ def _restate_colour(text: str, q: Query, record: EntityRecord) -> str:
     if out == text:
         out = re.sub(rf"\b{q.colour} {q.role}\b", f"{colour} {q.role}", text, count=1)
     return out
+
+
+def gate_abstention_trace(step: int, tool_name: str, proposed: str, text: str, why: str,
+                          kind: ReadKind | None) -> ReadTrace:
+    """The trace of a tool gate that abstained (``subgoals.edits.Abstain``): ``text`` stands."""
+    return ReadTrace(step, f"gate:{tool_name}", proposed, None, None, None, text, True,
+                     f"{GATE_ABSTAINED}: {tool_name}: {why}", None if kind is None else kind.value)
 
 
 def gate_trace(step: int, tool_name: str, proposed: str, before: str, after: str, kind: ReadKind | None) -> ReadTrace:

@@ -32,7 +32,7 @@ from memory.store.records import EntityRecord, Record
 from memory.contract.render_need import DEFAULT_RENDER, RenderNeed
 from memory.language.spec import MemorySpec, ReadKind
 from memory.store.memory_store import Edit, MemoryStore
-from subgoals.edits import SubgoalEdit
+from subgoals.edits import Abstain, SubgoalEdit
 from subgoals.grammar import Point
 from memory.tools.groups import ToolGroup
 
@@ -97,14 +97,21 @@ class Tool(ABC):
         alone (the default). The layer applies it: ``edit.apply(proposed)``."""
         return None
 
+    def gate_edit(self, proposed: str, store: MemoryStore) -> SubgoalEdit | None:
+        """:meth:`gate`'s edit of ``proposed``, checked: the layer calls this (an
+        :class:`~subgoals.edits.Abstain` becomes an abstention in the audit); a gate that returns
+        anything but an edit is a TypeError."""
+        edit = self.gate(proposed, store)
+        if edit is not None and not isinstance(edit, SubgoalEdit):
+            raise TypeError(f"{self.name}.gate returned {edit!r}; a gate returns a subgoals.edits.SubgoalEdit or None")
+        return edit
+
     def gated(self, proposed: str, store: MemoryStore) -> str | None:
         """The subgoal :meth:`gate` makes of ``proposed`` (its edit applied), or ``None`` if it leaves
-        it alone. The layer calls this; a gate that returns anything but an edit is a TypeError."""
-        edit = self.gate(proposed, store)
-        if edit is None:
+        it alone (or abstains)."""
+        edit = self.gate_edit(proposed, store)
+        if edit is None or isinstance(edit, Abstain):
             return None
-        if not isinstance(edit, SubgoalEdit):
-            raise TypeError(f"{self.name}.gate returned {edit!r}; a gate returns a subgoals.edits.SubgoalEdit or None")
         return edit.apply(proposed)
 
     def latched(self, key: tuple, decide: Callable[[], SubgoalEdit | None]) -> tuple[SubgoalEdit | None, bool]:

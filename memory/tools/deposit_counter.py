@@ -63,7 +63,7 @@ from memory.perception.blobs import Blob, find_blobs
 from memory.tools.scene_layout import layout_points
 from memory.language.words import COLOUR_WORDS, colour_of
 from subgoals import phrases
-from subgoals.edits import Replace, SubgoalEdit
+from subgoals.edits import Abstain, Replace, SubgoalEdit
 from subgoals.actions import Action, action_of
 from subgoals.grammar import try_parse
 from subgoals.record_names import deposited
@@ -424,7 +424,7 @@ class DepositCounter(Tool):
             if point is not None:
                 k = self.deposited[c] + 1
                 return Replace(phrases.pick(f"{c} cube", point, rank=min(k, 10)))
-        return None
+        return Abstain(f"{', '.join(owed)} still owed, but no such cube is visible away from the bin")
 
     def diagnostics(self) -> dict:
         return {"active": self.active, "goal": dict(self.goal), "deposited": {c: n for c, n in self.deposited.items() if n},

@@ -52,7 +52,7 @@ from memory.perception.blobs import find_blobs, hsv
 from memory.language.words import ROLE_SYNONYMS
 from subgoals import phrases
 from subgoals.actions import Action, action_of
-from subgoals.edits import Replace, SubgoalEdit
+from subgoals.edits import Abstain, Replace, SubgoalEdit
 from subgoals.grammar import try_parse
 from subgoals.record_names import RecordName
 from memory.tools.groups import ToolGroup
@@ -346,14 +346,14 @@ class MannerReader(Tool):
         rec = store.get(KEY)
         if rec is None or self._live_rgb is None:
             self.abstained += 1
-            return None
+            return Abstain("no demonstrated manner read" if rec is None else "no current view")
         manner = self._manner_of(rec)
         if manner is None or manner == got[0]:
             return None
         out = self._first_step(manner, self._live_rgb)
         if out is None:
             self.abstained += 1
-            return None
+            return Abstain(f"the {manner} start is not visible in the current view")
         self.rewrites += 1
         return Replace(out)
 

@@ -49,7 +49,7 @@ from memory.contract.render_need import RenderNeed
 from memory.tools.base import Tool, register_tool
 from memory.perception.blobs import find_blobs
 from subgoals import phrases
-from subgoals.edits import Replace, SetPoint, SubgoalEdit
+from subgoals.edits import Abstain, Replace, SetPoint, SubgoalEdit
 from subgoals.grammar import Point, Subgoal, try_parse
 from subgoals.record_names import RecordName
 from memory.tools.groups import ToolGroup
@@ -266,7 +266,7 @@ class PegReader(Tool):
         ent, traj = store.get(ENTITY_KEY), store.get(TRAJ_KEY)
         if ent is None or traj is None or not ent.readable or ent.position is None:
             self.abstained += 1
-            return None
+            return Abstain("no readable demonstrated peg grasp")
         if ins is not None:
             side = traj.segments[1].split()[3]
             if ins == side:
@@ -275,7 +275,7 @@ class PegReader(Tool):
             return Replace(phrases.insert_from_side(side))
         if self._live_rgb is None or not self._back_in_place(self._live_rgb):
             self.abstained += 1
-            return None
+            return Abstain("the peg is not back where the demonstration grasped it")
         y, x = ent.position
         end = traj.segments[0].split()[2]
         py, px = pick.as_tuple()
