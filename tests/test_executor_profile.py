@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from policies import failure_model as F
-from policies.executor_profile import ExecutorProfile, FailureRates, load_profile, skill_of
+from policies.executor_profile import FailureRates, load_profile, skill_of
 
 
 def test_skills_are_read_from_the_option():
