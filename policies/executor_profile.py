@@ -76,15 +76,22 @@ class FailureRates:
 
     @property
     def active(self) -> bool:
-        return any(getattr(self, f.name) > 0 for f in fields(self) if f.name not in ("near_m", "shift_steps"))
+        return any(getattr(self, name) > 0 for name in _probabilities())
 
     def scaled(self, s: float) -> "FailureRates":
         """Every probability times ``s`` (capped at 1): the fit's one knob per task."""
         kw = {f.name: getattr(self, f.name) for f in fields(self)}
-        for f in fields(self):
-            if f.name not in ("near_m", "shift_steps"):
-                kw[f.name] = min(1.0, float(getattr(self, f.name)) * float(s))
+        for name in _probabilities():
+            kw[name] = min(1.0, float(kw[name]) * float(s))
         return FailureRates(**kw)
+
+
+NOT_PROBABILITIES = ("near_m", "shift_steps")
+"""The fields of :class:`FailureRates` that parameterise a failure rather than give its rate."""
+
+
+def _probabilities() -> list[str]:
+    return [f.name for f in fields(FailureRates) if f.name not in NOT_PROBABILITIES]
 
 
 CLEAN = FailureRates()
