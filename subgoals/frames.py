@@ -1,7 +1,7 @@
 """The one frame type of the loop: what an observer may see of one env step.
 
 A :class:`Frame` carries exactly what a real robot would have: the front RGB image, the
-joint state, the action just executed, the step counter and whether the frame comes
+joint state, the finger positions, the action just executed, the step counter and whether the frame comes
 from the conditioning video or from live interaction. Keeping the input this narrow is
 what makes the memory honest: nothing the simulator knows but a camera would not can
 reach a tool through this door.
@@ -65,6 +65,8 @@ class Frame:
         rgb: front camera image, ``(H, W, 3)`` uint8, or ``None`` on steps that were not rendered.
         joint_state: robot joint positions, or ``None``.
         action: the action executed just before this frame, or ``None``.
+        gripper: the two finger positions (m, each from closed at 0), or ``None``: what the hand's
+            own encoders log, so a closed command can be told from fingers held apart by an object.
         source: ``"video"`` for conditioning-video frames, ``"live"`` for frames the robot acts in.
     """
 
@@ -73,6 +75,7 @@ class Frame:
     joint_state: np.ndarray | None = None
     action: np.ndarray | None = None
     source: FrameSource = "live"
+    gripper: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         if isinstance(self.step, bool) or not isinstance(self.step, (int, np.integer)):
@@ -86,12 +89,13 @@ class Frame:
         object.__setattr__(self, "rgb", rgb)
         object.__setattr__(self, "joint_state", _frozen_view(self.joint_state, "joint_state"))
         object.__setattr__(self, "action", _frozen_view(self.action, "action"))
+        object.__setattr__(self, "gripper", _frozen_view(self.gripper, "gripper"))
 
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):
             return NotImplemented
         return (self.step == other.step and self.source == other.source
-                and all(_same(getattr(self, n), getattr(other, n)) for n in ("rgb", "joint_state", "action")))
+                and all(_same(getattr(self, n), getattr(other, n)) for n in ("rgb", "joint_state", "action", "gripper")))
 
     def __hash__(self) -> int:
         return hash((self.step, self.source))
@@ -108,4 +112,5 @@ class Frame:
             "rgb": None if self.rgb is None else list(self.rgb.shape),
             "joint_state": None if self.joint_state is None else list(self.joint_state.shape),
             "action": None if self.action is None else list(self.action.shape),
+            "gripper": None if self.gripper is None else list(self.gripper.shape),
         }

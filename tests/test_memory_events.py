@@ -429,3 +429,44 @@ def test_the_layer_feeds_the_hub_before_the_tools():
     assert calls == [0, 1, 2] and rep._pending == rep.config.verify_within
     layer.reset("pick up the green cube", [])  # an episode without counting: no gripper detector left
     assert GRIPPER_LIVE not in hub._detectors
+
+
+def _hand(step: int, shoulder: float, command: float, fingers: float | None) -> Frame:
+    """A live frame: the arm with its shoulder at ``shoulder`` (0.6: hand 4 cm over the table, 0.5: 10
+    cm), the gripper command, and each finger ``fingers`` m from closed (None: not logged)."""
+    q = np.array([0.0, shoulder, 0.0, -2.0, 0.0, 2.5, 0.785])
+    action = np.concatenate([q, [command]])
+    return Frame(step, joint_state=q, action=action, gripper=None if fingers is None else np.array([fingers, fingers]))
+
+
+def _lift_events(frames: list[Frame]) -> list[tuple[str, int]]:
+    from memory.events import LiftConfig
+
+    det = LiftConfig().build()
+    det.reset()
+    return [(e.kind, e.step) for f in frames for e in det.update(f)]
+
+
+def test_lift_is_a_held_grip_that_rose_and_a_slip_after_it_is_a_drop():
+    held = [_hand(0, 0.6, 1.0, 0.04), _hand(1, 0.6, -1.0, 0.02), _hand(2, 0.55, -1.0, 0.02),
+            _hand(3, 0.5, -1.0, 0.02), _hand(4, 0.5, -1.0, 0.0), _hand(5, 0.5, 1.0, 0.04)]
+    assert _lift_events(held) == [("lift", 2), ("drop", 4)]  # 0.55: the hand 3 cm up
+
+
+def test_a_grip_closed_on_nothing_or_that_never_rose_is_no_lift():
+    missed = [_hand(0, 0.6, 1.0, 0.04), _hand(1, 0.6, -1.0, 0.0), _hand(2, 0.5, -1.0, 0.0), _hand(3, 0.5, 1.0, 0.04)]
+    assert _lift_events(missed) == []
+    stayed = [_hand(0, 0.6, 1.0, 0.04), _hand(1, 0.6, -1.0, 0.02), _hand(2, 0.6, -1.0, 0.02), _hand(3, 0.6, 1.0, 0.04)]
+    assert _lift_events(stayed) == []
+
+
+def test_lift_without_finger_readings_says_it_cannot_sense():
+    from memory.events import LiftConfig
+
+    det = LiftConfig().build()
+    det.reset()
+    for f in [_hand(0, 0.6, 1.0, None), _hand(1, 0.6, -1.0, None), _hand(2, 0.5, -1.0, None)]:
+        assert det.update(f) == []
+    assert det.sensing is False
+    det.update(_hand(3, 0.5, -1.0, 0.02))
+    assert det.sensing is True

@@ -76,7 +76,8 @@ class MemoryWrapper(gym.Wrapper):
 
     @staticmethod
     def _first_frame(obs) -> Frame:
-        return Frame(step=obs["clock"], rgb=rendered(obs, "front"), joint_state=obs["joint_state"], action=None)
+        return Frame(step=obs["clock"], rgb=rendered(obs, "front"), joint_state=obs["joint_state"], action=None,
+                     gripper=obs.get("gripper_state"))
 
     # the two hooks the recent-frame baseline overrides
     def _start(self, demo: list[Frame], first: Frame) -> None:

@@ -167,7 +167,8 @@ class SubgoalExecution(gym.Wrapper):
             done = terminated or truncated
             if obs.get("front_rgb") is None and not done and self.wants_frame(step, info["steps"]):
                 obs["front_rgb"] = self._render()
-            frames.append(Frame(step, obs.get("front_rgb"), obs["joint_state"], np.asarray(action)))
+            frames.append(Frame(step, obs.get("front_rgb"), obs["joint_state"], np.asarray(action),
+                                gripper=obs.get("gripper_state")))
             if done:
                 break
         if self.render_query and obs.get("front_rgb") is None and not (terminated or truncated):

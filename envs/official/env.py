@@ -493,6 +493,7 @@ class OfficialSubgoalEnv(gym.Env):
         keep = {k: v for k, v in info.items() if k not in ("status",)}
         self._info.update(keep)
         rgbs, qs = list(obs.get("front_rgb_list", [])), obs.get("joint_state_list", [])
+        fingers = list(obs.get("gripper_state_list", []))
         n = len(rgbs)
         if n == 0 and "status" not in info:
             # the option took no env step (a "remain static" whose last hold checkpoint has passed:
@@ -508,7 +509,8 @@ class OfficialSubgoalEnv(gym.Env):
         clocks, acts = self._entries(n)
         for i, (c, rgb, q, a) in enumerate(zip(clocks, rgbs, qs, acts)):
             want = i == n - 1 or (self.frame_stride and c % self.frame_stride == 0)
-            frames.append(Frame(c, M.as_uint8_rgb(rgb) if want else None, M.as_joints(q), a))
+            frames.append(Frame(c, M.as_uint8_rgb(rgb) if want else None, M.as_joints(q), a,
+                                gripper=M.as_fingers(fingers[i]) if i < len(fingers) else None))
         self.steps = self.clock - self._clock0 + self._noop
         self.status = M.status_of(info)
         if self.status == "error":  # the benchmark reported an error with frames: keep its reason

@@ -145,6 +145,12 @@ def as_joints(q) -> np.ndarray:
     return np.ascontiguousarray(a[:7])
 
 
+def as_fingers(g) -> np.ndarray:
+    """The benchmark's ``gripper_state`` entry (the two finger positions, m) as a flat float array."""
+    a = np.asarray(g.cpu() if hasattr(g, "cpu") else g, dtype=np.float32).reshape(-1)
+    return np.ascontiguousarray(a[:2])
+
+
 def batch_clocks(n: int, last_clock: int) -> list[int]:
     """Absolute clocks of the ``n`` entries of a batch whose last entry is at ``last_clock``."""
     return [last_clock - (n - 1) + i for i in range(n)]

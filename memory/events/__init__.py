@@ -10,6 +10,9 @@ Detectors and their readers:
 * :class:`GripperEdges` (``grasp``, ``release``; :mod:`memory.events.gripper`): the repetition
   counter, the deposit counter, the reference-cube pick count (demo_handled) and the highlight
   marks, all on one live instance (:data:`GRIPPER_LIVE`).
+* :class:`LiftDetector` (``lift``, ``drop``: a grip that held something and rose, and its slip;
+  :mod:`memory.events.lift`): the reference-cube pick count (demo_handled), on one live instance
+  (:data:`LIFT_LIVE`).
 * :class:`FlashDetector` (``flash``; :mod:`memory.events.flash`): the flash counter.
 * :class:`PassDetector` (``pass``; :mod:`memory.events.passes`): the pass timer.
 * :class:`DescentDetector` (``descent``, the hand's stay at the table, with its lowest point;
@@ -33,6 +36,7 @@ from memory.events.descent import DescentConfig, DescentDetector
 from memory.events.dwell import DwellConfig, DwellDetector
 from memory.events.flash import Flash, FlashConfig, FlashDetector, Site, find_flashes
 from memory.events.gripper import GRIPPER_LIVE, GripperConfig, GripperEdges
+from memory.events.lift import LIFT_LIVE, LiftConfig, LiftDetector
 from memory.events.passes import PassConfig, PassDetector
 from memory.events.press import PressConfig, PressDetector
 
@@ -52,6 +56,9 @@ __all__ = [
     "FlashDetector",
     "GripperConfig",
     "GripperEdges",
+    "LIFT_LIVE",
+    "LiftConfig",
+    "LiftDetector",
     "PassConfig",
     "PassDetector",
     "PressConfig",

@@ -30,7 +30,7 @@ from memory.store.memory_store import MemoryStore
 
 __all__ = ["Detector", "DetectorConfig", "Event", "EventHub", "EventKind", "events_for"]
 
-EventKind = Literal["grasp", "release", "flash", "pass", "descent", "place", "hold", "press"]
+EventKind = Literal["grasp", "release", "flash", "pass", "descent", "place", "hold", "press", "lift", "drop"]
 
 
 @dataclass(frozen=True)
@@ -39,7 +39,7 @@ class Event:
 
     Attributes:
         kind: what happened (``grasp``, ``release``, ``flash``, ``pass``, ``descent``, ``place``,
-            ``hold``, ``press``).
+            ``hold``, ``press``, ``lift``, ``drop``).
         step: the step of the frame on which the detector verified it.
         source: the frames it was seen in (``video`` or ``live``).
         point: where, in image coordinates ``(y, x)``, if the event has a place.

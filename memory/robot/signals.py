@@ -28,8 +28,11 @@ def gripper_closed(frame: Frame) -> bool | None:
 
 
 def gripper_width(frame: Frame) -> float | None:
-    """Finger opening (m) from the joint readings (the arm joints, then the fingers), if given."""
-    q = frame.joint_state
-    if q is None or len(q) <= ARM_JOINTS:
+    """Finger opening (m): the finger encoders (``frame.gripper``) where the frame logs them, else the
+    joint readings past the arm joints; ``None`` when neither is given."""
+    q = frame.gripper
+    if q is None:
+        q = None if frame.joint_state is None or len(frame.joint_state) <= ARM_JOINTS else frame.joint_state[ARM_JOINTS:]
+    if q is None or len(q) == 0:
         return None
-    return float(np.sum(np.abs(np.asarray(q[ARM_JOINTS:], dtype=float))))
+    return float(np.sum(np.abs(np.asarray(q, dtype=float))))

@@ -30,8 +30,9 @@ the current view cannot tell which one it was. This tool reads the video:
 At the first live frame the answer becomes an entity record ``"<colour> cube"`` with the binding
 ``"reference cube"`` (status ``verified``) that structured access reads for "the correct cube".
 Live, the tool keeps the record's place current (the robot puts the cube back a little off) and
-counts the picks of that cube (its blob leaves its place while the gripper is closed, then a
-release). Its gate turns "press the button" into the next pick while the goal's count is not
+counts the picks of that cube: a grip that held something apart and rose from the cube's place,
+then a release (the hand's own finger and joint readings, :mod:`memory.events.lift`); where the
+frames carry no finger readings, its blob leaving its place in the closed grip. Its gate turns "press the button" into the next pick while the goal's count is not
 reached, and a further pick into the press once it is.
 """
 
@@ -42,7 +43,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from memory.control.count_gate import CountGate
-from memory.events import GRIPPER_LIVE, DescentConfig, DescentDetector, events_for
+from memory.events import GRIPPER_LIVE, LIFT_LIVE, DescentConfig, DescentDetector, events_for
 from memory.contract.frames import Frame
 from memory.language.needs import Need
 from memory.store.records import EntityRecord, EntityStatus, ProgressRecord, Source
@@ -107,6 +108,9 @@ class HandledThresholds:
     """Largest colour blob (px) taken as a cube (larger: several touching, or not a cube)."""
     grasp_z: float = 0.045
     """The hand at cube height (m): its stays there in the video are the grasp and the put-down."""
+    took_px: float = 8.0
+    """Live, a lift whose lowest point (the hand's pixel under the closing fingers) lies within this of the
+    cube's place took that cube (2-6 px off on train; a touching neighbour's centre is a cube's width, 10 px or more, away)."""
     grasp_px: float = 6.0
     """The colour under the grasp is known from a slot within twice this of the first low point, or a blob within this of where the cube now rests (px)."""
 
@@ -124,17 +128,18 @@ class DemoHandledTool(Tool):
     def __init__(self, *, confirm_frames: int = 3, present_px: float = 4.0, rest_frames: int = 8, follow_px: float = 8.0,
                  window_px: float = 5.0, settle_px: float = 12.0, whole_share: float = 0.75, rise_px: float = 6.0,
                  reground_px: float = 18.0, min_area: int = 20, max_area: int = 900, grasp_z: float = 0.045,
-                 grasp_px: float = 6.0) -> None:
+                 grasp_px: float = 6.0, took_px: float = 8.0) -> None:
         self.config = HandledThresholds(
             confirm_frames=confirm_frames, present_px=present_px, rest_frames=rest_frames, follow_px=follow_px,
             window_px=window_px, settle_px=settle_px, whole_share=whole_share, rise_px=rise_px,
             reground_px=reground_px, min_area=min_area, max_area=max_area, grasp_z=grasp_z, grasp_px=grasp_px,
+            took_px=took_px,
         )
         self.active = False
         self._reset_state()
 
     def thresholds(self) -> tuple:
-        return (self.config, self.descent_config, GRIPPER_LIVE)
+        return (self.config, self.descent_config, GRIPPER_LIVE, LIFT_LIVE)
 
     def _reset_state(self) -> None:
         self.slots: list[_Slot] = []
@@ -152,6 +157,8 @@ class DemoHandledTool(Tool):
         self._gripper = None
         self._away = 0
         self._lifted = False
+        self._lift = None
+        self._took: tuple[float, float] | None = None  # where the hand lifted something this grip
         self._last_rgb: np.ndarray | None = None
         self._latched: tuple | None = None
         self._events: list[str] = []
@@ -174,6 +181,7 @@ class DemoHandledTool(Tool):
         if self.active:
             hub = events_for(store)
             self._gripper = hub.attach(GRIPPER_LIVE)
+            self._lift = hub.attach(LIFT_LIVE)
             self._descent = hub.attach(self.descent_config)
 
     @property
@@ -360,14 +368,18 @@ class DemoHandledTool(Tool):
     def _live(self, frame: Frame, store: MemoryStore) -> None:
         if self.pos is None:
             return
+        for e in events_for(store).events(frame, LIFT_LIVE):
+            if e.kind == "lift":
+                self._took = e.point
         if any(e.kind == "release" for e in events_for(store).events(frame, GRIPPER_LIVE)):
-            if self._lifted:
+            if self._picked():
                 self.picks.add()
                 self.commit(store, COUNT_KEY, ProgressRecord(name=RecordName.REFERENCE_CUBE_PICKS, count=self.count, target=self.target),
-                            step=frame.step, reason="the cube left its place in a closed grip, then was released",
-                            accepted=True)
+                            step=frame.step, accepted=True,
+                            reason=("the hand lifted something from the cube's place, then released it" if self._lift.sensing
+                                    else "the cube left its place in a closed grip, then was released"))
                 self._events.append(f"{frame.step}: pick {self.count} of the correct cube done")
-            self._lifted, self._away = False, 0
+            self._lifted, self._away, self._took = False, 0, None
         if frame.rgb is None:
             return
         self._last_rgb = frame.rgb
@@ -392,6 +404,16 @@ class DemoHandledTool(Tool):
         if isinstance(rec, EntityRecord) and rec.position is not None and np.hypot(p[0] - rec.position[0], p[1] - rec.position[1]) > 2:
             self.commit(store, KEY, rec.evolve(position=p), step=frame.step, reason="the cube rests a little further",
                         accepted=True)
+
+    def _picked(self) -> bool:
+        """Whether the grip now released picked the reference cube. Where the hand logs its fingers,
+        its own sensing decides: something held the fingers apart and rose, taken within
+        ``took_px`` of the cube's place (a grasp that closed on nothing, or on a neighbour, is no
+        pick). Otherwise the pixels: the cube left its place in the closed grip."""
+        if self._lift is not None and self._lift.sensing:
+            return self._took is not None and bool(
+                np.hypot(self._took[0] - self.pos[0], self._took[1] - self.pos[1]) <= self.config.took_px)
+        return self._lifted
 
     def _merged(self, blob: Blob) -> bool:
         """Whether ``blob`` is more than one cube (larger than the smallest slot's cube by 40 %)."""
