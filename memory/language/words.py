@@ -50,6 +50,7 @@ CONCEPT_NOUNS: dict[str, tuple[str, ...]] = {
     "button": ("button", "switch"),
     "bin": ("bin", "basket", "bucket", "tub", "trash can", "trashcan", "receptacle"),
     "box": ("box",),
+    "ball": ("ball", "sphere", "orb"),
 }
 """Canonical noun -> surface nouns (singular; plurals in ``s``/``es`` are recognised)."""
 
