@@ -65,7 +65,9 @@ def deposited(colour: str) -> str:
 
 
 _PATTERNS = {
-    "cover hiding the <colour> cube": re.compile(r"cover hiding the [a-z]+ cube"),
+    # the cover-binding tool writes one per binding the goal names, whatever its object noun
+    # ("cover hiding the red cube", "cover hiding the red ball")
+    "cover hiding the <colour> <object>": re.compile(r"cover hiding the [a-z]+ [a-z]+"),
     "deposited <colour> cube": re.compile(r"deposited [a-z]+ cube"),
 }
 

@@ -30,7 +30,7 @@ from typing import Any, Protocol
 from memory.language.lexicon import canonical_text
 from memory.language.words import ARRIVAL_WORDS, COUNT_UNITS, DEMO_WORDS, HANDLING_VERBS, HIDING_WORDS, IMMEDIATE_WORDS, PLACING_VERBS, PRESS_WORDS, PROCEDURE_NOUNS, ROUTE_NOUNS, SAME_WORDS
 from memory.store.memory_store import StoreKind
-from memory.language.words import COLOUR_WORDS, LAYOUT_ROLES, canonical_role, parse_ordinal
+from memory.language.words import COLOUR_WORDS, LAYOUT_ROLES, OBJECT_ROLES, canonical_role, parse_ordinal
 from subgoals.record_names import cover_binding, highlight_binding
 from subgoals.numbers import ADVERB_COUNTS, CARDINAL_WORDS, ORDINAL_PATTERN
 
@@ -230,8 +230,10 @@ class Specifier(Protocol):
 # goal, so clause order and synonyms do not change what is read.
 
 _COLOUR = "|".join(COLOUR_WORDS)
-_OBJ = r"cube|peg"
-_ROLE = r"cube|peg|end|side"  # what a demonstration can single out by what was done to it
+# the objects a goal names by colour, from the word table (a new object noun is one table entry)
+_OBJ = "|".join(OBJECT_ROLES)
+_PARTS = ("end", "side")  # a peg's parts, which a demonstration can single out too
+_ROLE = "|".join((*OBJECT_ROLES, *_PARTS))  # what a demonstration can single out by what was done to it
 _DEMO = "|".join(DEMO_WORDS)
 _NUM = "|".join(CARDINAL_WORDS) + r"|[0-9]+|a single"
 _ORD = ORDINAL_PATTERN
@@ -342,7 +344,7 @@ def _same_concept(word: str) -> str | None:
     return role if role in SAME_ROLES else None
 
 
-SAME_ROLES = frozenset({"cube", "peg", "end", "side", "target", "container", "button", "box", "bin"})
+SAME_ROLES = frozenset({*OBJECT_ROLES, *_PARTS, "target", "container", "button", "box", "bin"})
 """Roles "the same ..." may name besides routes and manners."""
 
 

@@ -19,7 +19,7 @@ __all__ = [
     "APPEARANCE_WORDS", "ARRIVAL_WORDS", "COLOUR_WORDS", "CONCEPT_NOUNS", "CONCEPT_ROLES", "COUNT_UNITS",
     "COUNT_WORDS", "DEMO_WORDS", "DIRECTION_WORDS", "HANDLING_VERBS", "HIDING_VERBS", "HIDING_WORDS",
     "HIGHLIGHT_PATTERN", "HISTORY_CLAUSE_WORDS", "HISTORY_MODIFIERS", "IMMEDIATE_WORDS", "LAYOUT_ROLES",
-    "ORDINAL_WORDS", "PLACING_VERBS", "POSITION_WORDS", "PRESS_WORDS", "PROCEDURE_NOUNS", "ROLE_SYNONYMS",
+    "OBJECT_ROLES", "ORDINAL_WORDS", "PLACING_VERBS", "POSITION_WORDS", "PRESS_WORDS", "PROCEDURE_NOUNS", "ROLE_SYNONYMS",
     "ROUTE_NOUNS", "SAME_WORDS", "canonical_role", "colour_of", "is_ordinal_word", "number_word",
     "ordinal_word", "parse_ordinal",
 ]
@@ -50,6 +50,7 @@ CONCEPT_NOUNS: dict[str, tuple[str, ...]] = {
     "button": ("button", "switch"),
     "bin": ("bin", "basket", "bucket", "tub", "trash can", "trashcan", "receptacle"),
     "box": ("box",),
+    "ball": ("ball", "sphere", "orb"),
 }
 """Canonical noun -> surface nouns (singular; plurals in ``s``/``es`` are recognised)."""
 
@@ -78,6 +79,15 @@ ROLE_SYNONYMS: dict[str, str] = _role_synonyms()
 
 LAYOUT_ROLES = frozenset({"target", "button", "bin", "box"})
 """Roles of stable scene items that go to the layout store."""
+
+OBJECT_ROLES: tuple[str, ...] = tuple(
+    role for role in dict.fromkeys(CONCEPT_ROLES.get(c, c) for c in CONCEPT_NOUNS)
+    if role not in LAYOUT_ROLES and role != "cover"
+)
+"""Roles of the objects a goal names by colour and the robot handles (``cube``, ``peg``, ...): every
+concept that is neither a cover nor a stable scene item, in table order. Derived from
+:data:`CONCEPT_NOUNS`, so a new object noun is still one entry there: the specifier's object
+patterns are built from this tuple."""
 
 HISTORY_MODIFIERS: dict[str, str] = {
     "highlighted": "highlighted",

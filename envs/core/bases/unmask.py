@@ -34,13 +34,22 @@ class UnmaskTask(RoboMMETask):
         *RoboMMETask.OPTION_PATTERNS,
     )
 
+    OBJECT_NOUN = "cube"
+    """What the goal, the subgoals and the probes call a hidden object ("the red cube")."""
+    COVER_NOUN = "container"
+    """What they call a cover ("the container hiding the red cube")."""
+    HIDDEN_REST_Z = HIDDEN_CUBE_HALF
+    """Height of a hidden object's centre when it rests on the table."""
+
+    def build_hidden(self, colour: str):
+        """One hidden object of ``colour``: a cube of half-size ``HIDDEN_CUBE_HALF``."""
+        return P.build_cube(self.scene, f"cube_{colour}", P.COLOURS[colour], half=HIDDEN_CUBE_HALF)
+
     # ------------------------------------------------------------------ scene
     def build_scene(self) -> None:
         L = self.layout
         self.containers = [build_container(self.scene, f"container_{i}") for i in range(len(L.containers))]
-        self.hidden_cubes = [
-            P.build_cube(self.scene, f"cube_{c}", P.COLOURS[c], half=HIDDEN_CUBE_HALF) for c in L.cube_colours
-        ]
+        self.hidden_cubes = [self.build_hidden(c) for c in L.cube_colours]
         self._rest = rest_poses_after(L.containers, L.swaps)
 
     def place_scene(self) -> None:
@@ -63,7 +72,7 @@ class UnmaskTask(RoboMMETask):
 
     def _cube_under(self, cube, pose) -> None:
         x, y, yaw = pose
-        self.set_xyz(cube, [x, y, HIDDEN_CUBE_HALF], P.yaw_quat(yaw))
+        self.set_xyz(cube, [x, y, self.HIDDEN_REST_Z], P.yaw_quat(yaw))
 
     def _park(self, actor, k: int) -> None:
         self.set_xyz(actor, PARK + [0.3 * k, 0.0, 0.0])
@@ -130,7 +139,7 @@ class UnmaskTask(RoboMMETask):
 
     # ------------------------------------------------------------------ subgoals
     def pick_template(self, colour: str) -> str:
-        return f"pick up the container at <> that hides the {colour} cube"
+        return f"pick up the {self.COVER_NOUN} at <> that hides the {colour} {self.OBJECT_NOUN}"
 
     def container_entries(self) -> list[SubgoalEntry]:
         entries = []
@@ -140,12 +149,12 @@ class UnmaskTask(RoboMMETask):
             if k > 0:
                 prev = self.container_of(self.layout.pick_colours[k - 1])
                 entries.append(SubgoalEntry(
-                    name="put down the container", template="put down the container",
+                    name=f"put down the {self.COVER_NOUN}", template=f"put down the {self.COVER_NOUN}",
                     success=lambda j=prev: self.put_down(j), fail=lambda j=prev: self.other_lifted(j),
                     option="put_down", target=self.containers[prev], params={"container": prev},
                 ))
             entries.append(SubgoalEntry(
-                name=f"pick up the container that hides the {colour} cube",
+                name=f"pick up the {self.COVER_NOUN} that hides the {colour} {self.OBJECT_NOUN}",
                 template=self.pick_template(colour),
                 success=lambda j=i: self.lifted_container(j), fail=lambda j=i: self.other_lifted(j),
                 option="pick", ground=(c,), target=c, params={"colour": colour, "container": i, "pick": k + 1},
@@ -158,19 +167,20 @@ class UnmaskTask(RoboMMETask):
 
     def goal_suffix(self) -> str:
         cs = self.layout.pick_colours
-        text = f"pick up the container hiding the {cs[0]} cube"
+        cover, obj = self.COVER_NOUN, self.OBJECT_NOUN
+        text = f"pick up the {cover} hiding the {cs[0]} {obj}"
         for c in cs[1:-1]:  # the ood split's third pick: a middle clause, the last one stays "finally"
-            text += f", then pick up another container hiding the {c} cube"
+            text += f", then pick up another {cover} hiding the {c} {obj}"
         if len(cs) > 1:
-            text += f", finally pick up another container hiding the {cs[-1]} cube"
+            text += f", finally pick up another {cover} hiding the {cs[-1]} {obj}"
         return text
 
     def candidates(self, option: str):
         if option == "pick":
-            return [("container", c) for c in self.containers]
+            return [(self.COVER_NOUN, c) for c in self.containers]
         if option == "put_down":
             held = self.held_container()
-            return [("container", held)] if held is not None else [("container", c) for c in self.containers]
+            return [(self.COVER_NOUN, held)] if held is not None else [(self.COVER_NOUN, c) for c in self.containers]
         return []
 
     def grounded_subgoal(self, seg=None) -> str:
@@ -241,7 +251,8 @@ class UnmaskTask(RoboMMETask):
             if i not in points:
                 continue
             out.append(ProbeQuestion(
-                "binding", f"where is the container hiding the {colour} cube?", cover_binding(f"{colour} cube"),
+                "binding", f"where is the {self.COVER_NOUN} hiding the {colour} {self.OBJECT_NOUN}?",
+                cover_binding(f"{colour} {self.OBJECT_NOUN}"),
                 points[i], tuple(points.values()),
             ))
         return out

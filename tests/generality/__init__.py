@@ -1,0 +1,1 @@
+"""Test-only envs that vary a benchmark task, to check that the memory generalises (not benchmark tasks)."""
