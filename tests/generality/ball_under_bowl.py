@@ -59,9 +59,10 @@ class BallUnderBowl(VideoUnmask):
         return ball
 
 
-def episode(idx: int, split: str = "test") -> EpisodeSpec:
-    """Episode ``idx`` of the test env: VideoUnmask's seed and difficulty (VideoUnmask's manifest has no
-    retry offset on test 0-49, so this is exactly the seed of VideoUnmask's episode ``idx``)."""
+def episode(idx: int, split: str = "train") -> EpisodeSpec:
+    """Episode ``idx`` of the test env on ``split`` (train: the split the tests play): VideoUnmask's base
+    seed and difficulty for that episode, without its retry offset (the scene is VideoUnmask's
+    episode ``idx`` wherever that episode needed no retry)."""
     return EpisodeSpec(TASK, split, idx, base_seed(SEED_CODE_OF, split, idx), difficulty_for(idx, split))
 
 
