@@ -60,6 +60,8 @@ class DemoVideo:
     wrist: list[np.ndarray] = field(default_factory=list)
     joint_state: list[np.ndarray] = field(default_factory=list)
     clock: list[int] = field(default_factory=list)
+    gripper: list[np.ndarray] = field(default_factory=list)
+    """The two finger positions (m) of each frame, as the hand's encoders log them (empty: not logged)."""
 
     def __len__(self) -> int:
         return len(self.front)
@@ -289,7 +291,10 @@ class RoboMMEEnv(gym.Wrapper):
             video.front.append(self.front_frame())
             if self.wrist:
                 video.wrist.append(t.render_wrist())
-            video.joint_state.append(t.qpos()[:7].copy())
+            q = t.qpos()
+            video.joint_state.append(q[:7].copy())
+            if q.shape[0] >= 9:
+                video.gripper.append(q[7:9].copy())
             video.clock.append(t.clock)
 
     def _update_status(self) -> None:

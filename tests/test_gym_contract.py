@@ -74,6 +74,21 @@ def test_frames_compare_by_value():
     assert a == b and hash(a) == hash(b)
     assert a != Frame(step=4, rgb=None, joint_state=np.ones(7, np.float32))
     assert a != Frame(step=5, rgb=a.rgb, joint_state=a.joint_state)
+    held = Frame(step=4, rgb=a.rgb, joint_state=a.joint_state, gripper=np.array([0.02, 0.02]))
+    assert held != a and held == Frame(step=4, rgb=a.rgb, joint_state=a.joint_state, gripper=[0.02, 0.02])
+    assert not held.gripper.flags.writeable and held.describe()["gripper"] == [2]
+
+
+def test_video_frames_carry_the_fingers_only_when_every_frame_logs_them():
+    from envs.robomme_env import DemoVideo
+    from wrappers.memory_wrapper import demo_frames
+
+    q, rgb = np.zeros(7, np.float32), np.zeros((2, 2, 3), np.uint8)
+    video = DemoVideo(front=[rgb, rgb], joint_state=[q, q], clock=[0, 2], gripper=[np.array([0.04, 0.04])] * 2)
+    frames = demo_frames({"video": video})
+    assert [f.gripper.tolist() for f in frames] == [[0.04, 0.04]] * 2 and all(f.source == "video" for f in frames)
+    video.gripper = video.gripper[:1]  # not logged for every frame: none at all
+    assert all(f.gripper is None for f in demo_frames({"video": video}))
 
 
 class _Stub(gym.Env):
@@ -146,6 +161,7 @@ def test_subgoal_execution_passes_the_env_checker(low):
     obs, _, _, _, info = env.step(info["subgoal"])
     assert obs in env.observation_space and obs["front_rendered"] == 1  # the query renders the view
     assert info["frames"] and all(type(f) is Frame for f in info["frames"])
+    assert all(f.gripper is not None and f.gripper.shape == (2,) for f in info["frames"])  # the finger encoders
 
 
 @pytest.mark.slow

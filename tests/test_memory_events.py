@@ -346,13 +346,22 @@ def test_a_press_is_the_hand_down_at_the_button_long_enough(fake_arm):
     hub = EventHub()
     config = PressConfig(press_kin_frames=3)
     det = hub.attach(config)
-    high, down = np.array([1.5, 1.0, 0.2, 0, 0, 0, 0]), np.array([1.5, 1.0, 0.03, 0, 0, 0, 0])
+    high, down = np.array([1.5, 1.0, 0.2, 0, 0, 0, 0]), np.array([1.5, 1.0, 0.05, 0, 0, 0, 0])
     elsewhere = np.array([0.5, 0.5, 0.03, 0, 0, 0, 0])  # low, but not at the button
     qs = [high, down, down, high, elsewhere, elsewhere, elsewhere, high, down, down, down, down, high]
     out = [e for i, q in enumerate(qs) for e in hub.events(_scene(2 * i, None, q), config)]
     assert det.button == pytest.approx((150, 100), abs=1)
-    assert [(e.kind, e.step, e.time) for e in out] == [("press", 24, 16.0)]  # two frames down is a graze
+    assert [(e.kind, e.step, e.time) for e in out] == [("press", 24, 16.0)]  # two frames at 5 cm is a graze
     assert det.visits == [(4, 16, 24)]
+
+
+def test_a_quick_press_that_pushes_the_cap_down_is_a_press(fake_arm):
+    hub = EventHub()
+    config = PressConfig(press_kin_frames=3, press_deep_z=0.045)
+    high, deep = np.array([1.5, 1.0, 0.2, 0, 0, 0, 0]), np.array([1.5, 1.0, 0.037, 0, 0, 0, 0])
+    qs = [high, high, deep, deep, high]
+    out = [e for i, q in enumerate(qs) for e in hub.events(_scene(2 * i, None, q), config)]
+    assert [(e.kind, e.step, e.time) for e in out] == [("press", 8, 4.0)]
 
 
 # --------------------------------------------------------------------------- tracker
@@ -470,3 +479,36 @@ def test_lift_without_finger_readings_says_it_cannot_sense():
     assert det.sensing is False
     det.update(_hand(3, 0.5, -1.0, 0.02))
     assert det.sensing is True
+
+
+def _video_hand(step: int, shoulder: float, fingers: float | None) -> Frame:
+    """A video frame (no command): the arm with its shoulder at ``shoulder`` (0.6: hand 4 cm over the
+    table, 0.4: 16 cm) and each finger ``fingers`` m from closed."""
+    q = np.array([0.0, shoulder, 0.0, -2.0, 0.0, 2.5, 0.785])
+    return Frame(step, joint_state=q, source="video", gripper=None if fingers is None else np.array([fingers, fingers]))
+
+
+def _puts(frames: list[Frame]):
+    from memory.events.put_down import PutDownConfig
+
+    det = PutDownConfig().build()
+    det.reset()
+    return det, [(e.kind, e.step) for f in frames for e in det.update(f)]
+
+
+def test_a_put_down_is_held_fingers_opening_low_over_the_table():
+    carry = [_video_hand(0, 0.4, 0.04), _video_hand(2, 0.4, 0.03), _video_hand(4, 0.4, 0.02), _video_hand(6, 0.4, 0.02),
+             _video_hand(8, 0.6, 0.02), _video_hand(10, 0.6, 0.02), _video_hand(12, 0.6, 0.03), _video_hand(14, 0.6, 0.04)]
+    det, out = _puts(carry)
+    assert out == [("place", 14)] and det.sensing
+    assert det.places[0].tcp[2] < 0.08  # the hand's last resting hold, low over the table
+
+
+def test_opening_in_the_air_or_after_closing_on_nothing_is_no_put_down():
+    in_air = [_video_hand(0, 0.4, 0.02), _video_hand(2, 0.4, 0.02), _video_hand(4, 0.4, 0.04)]
+    assert _puts(in_air)[1] == []
+    after_press = [_video_hand(0, 0.6, 0.0), _video_hand(2, 0.6, 0.0), _video_hand(4, 0.6, 0.015),
+                   _video_hand(6, 0.6, 0.03), _video_hand(8, 0.6, 0.04)]  # fingers open from closed: they never rest held
+    assert _puts(after_press)[1] == []
+    det, out = _puts([_video_hand(0, 0.6, None), _video_hand(2, 0.6, None)])
+    assert out == [] and not det.sensing

@@ -30,8 +30,11 @@ def demo_frames(info: dict) -> list[Frame]:
     video = info.get("video")
     if video is None:
         return []
-    return [Frame(step=c, rgb=rgb, joint_state=q, action=None, source="video")
-            for c, rgb, q in zip(video.clock, video.front, video.joint_state)]
+    fingers = list(getattr(video, "gripper", []) or [])
+    if len(fingers) != len(video.clock):  # not logged (or not for every frame): no finger readings at all
+        fingers = [None] * len(video.clock)
+    return [Frame(step=c, rgb=rgb, joint_state=q, action=None, source="video", gripper=g)
+            for c, rgb, q, g in zip(video.clock, video.front, video.joint_state, fingers)]
 
 
 class MemoryFault(RuntimeError):

@@ -378,10 +378,13 @@ class OfficialSubgoalEnv(gym.Env):
             raise RuntimeError(f"{spec.task} episode {spec.episode_idx}: the demonstration was rendered every {k_demo} "
                                f"frames for the goal known before it played, but the goal after reset asks for every "
                                f"{k} (goal {self._goals[0]!r})")
-        for c, rgb, q in zip(clocks[:-1], obs["front_rgb_list"][:-1], obs["joint_state_list"][:-1]):
+        fingers = list(obs.get("gripper_state_list", []))[:n - 1]
+        for i, (c, rgb, q) in enumerate(zip(clocks[:-1], obs["front_rgb_list"][:-1], obs["joint_state_list"][:-1])):
             if c % k == 0:
                 video.front.append(M.as_uint8_rgb(rgb))
                 video.joint_state.append(M.as_joints(q))
+                if len(fingers) == n - 1:
+                    video.gripper.append(M.as_fingers(fingers[i]))
                 video.clock.append(c)
         self._t["renders"] += n if self.gate is None else 0
         self._clear_records()

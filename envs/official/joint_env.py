@@ -127,10 +127,13 @@ class OfficialJointEnv(OfficialSubgoalEnv):
         self._t["renders"] += n
         video = DemoVideo()
         k = self.video_stride(self._goals[0]) if callable(self.video_stride) else int(self.video_stride)
-        for c, rgb, q in zip(M.batch_clocks(n, self.clock)[:-1], obs["front_rgb_list"][:-1], obs["joint_state_list"][:-1]):
+        fingers = list(obs.get("gripper_state_list", []))[:n - 1]
+        for i, (c, rgb, q) in enumerate(zip(M.batch_clocks(n, self.clock)[:-1], obs["front_rgb_list"][:-1], obs["joint_state_list"][:-1])):
             if c % k == 0:
                 video.front.append(M.as_uint8_rgb(rgb))
                 video.joint_state.append(M.as_joints(q))
+                if len(fingers) == n - 1:
+                    video.gripper.append(M.as_fingers(fingers[i]))
                 video.clock.append(c)
         out = self._our_info()
         out.update(video=video, episode=spec, retry_offset=0)

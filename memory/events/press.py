@@ -3,7 +3,7 @@
 Moved here from demo_places (which dates the demonstration's press from these events). The button
 is the largest compact gray blob of the first rendered frame; a visit is a run of frames with the
 tool-centre point below ``press_z`` and projecting within ``button_px`` of it; a visit of at least
-``press_kin_frames`` frames is a ``press`` event when it ends (``step``: the first frame after it,
+``press_kin_frames`` frames, or one that dips to ``press_deep_z``, is a ``press`` event when it ends (``step``: the first frame after it,
 ``time``: its first step). The arm passes the button only high up, so a short visit is rare, and the
 reader takes the longest one.
 """
@@ -31,12 +31,15 @@ class PressConfig(DetectorConfig):
     button_px: the hand's projection within this (px) of the button's centre is over it (the cap is
         about 10 px across).
     press_kin_frames: frames a visit lasts to be a press (a press holds the hand down for 4+ rendered
-        frames; the hand grazing the edge on its way, one or two).
+        frames; the hand grazing the edge on its way, one or two)...
+    press_deep_z: ...or the hand went this low in it (m): it pushed the cap down, however briefly (a
+        quick press dips to 3.5-4 cm for two rendered frames; a graze stays above 5 cm).
     """
 
     press_z: float = 0.06
     button_px: float = 14.0
     press_kin_frames: int = 3
+    press_deep_z: float = 0.045
 
 
 class PressDetector(Detector):
@@ -50,6 +53,7 @@ class PressDetector(Detector):
         self.button: tuple[float, float] | None = None
         self._start: int | None = None
         self._len = 0
+        self._low = float("inf")
         self.visits: list[tuple[int, int, int]] = []
 
     def update(self, frame: Frame) -> list[Event]:
@@ -69,12 +73,13 @@ class PressDetector(Detector):
         if down:
             self._start = frame.step if self._start is None else self._start
             self._len += 1
+            self._low = min(self._low, float(tcp[2]))
             return []
         out = []
-        if self._start is not None and self._len >= c.press_kin_frames:
+        if self._start is not None and (self._len >= c.press_kin_frames or self._low <= c.press_deep_z):
             self.visits.append((self._len, self._start, frame.step))
             out.append(Event("press", frame.step, frame.source, point=self.button, time=float(self._start)))
-        self._start, self._len = None, 0
+        self._start, self._len, self._low = None, 0, float("inf")
         return out
 
 

@@ -473,5 +473,6 @@ class DemoHandledTool(Tool):
             "answer": None if self.pos is None else [round(v, 1) for v in self.pos],
             "count": self.count,
             "target": self.target,
+            "picks_from": None if self._lift is None else ("hand" if self._lift.sensing else "pixels"),
             "events": self._events[:20],
         }

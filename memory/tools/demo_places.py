@@ -12,7 +12,9 @@ they include the fingers):
 
 * **The carried object** is the watched colour's blob (the goal names it: "the blue cube"),
   followed frame to frame (nearest blob, at most ``max_jump`` px).
-* **A place** is a *dwell*: the object's centroid stays within ``dwell_px`` of one point for
+* **A place**, where the video logs the fingers, is a *put-down* (:mod:`memory.events.put_down`):
+  the fingers, held apart by the object, opened with the hand low over the table; the place is the
+  carried object's blob near the hand then (the hand's pixel if none is within ``put_px``). Where it does not, a place is a *dwell*: the object's centroid stays within ``dwell_px`` of one point for
   ``dwell_frames`` frames (with the fingers open, when the joint readings give the fingers),
   after having moved more than ``moved_px`` away from the previous dwell (the first dwell, where
   the object starts, is not a place; nor is a pause with the object held up: the tool-centre point
@@ -44,11 +46,12 @@ nothing is written and access abstains.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from memory.events import DwellConfig, DwellDetector, PressConfig, PressDetector, events_for
+from memory.events.put_down import PutDownConfig, PutDownDetector
 from memory.events.dwell import held_aloft
 from memory.contract.frames import Frame
 from memory.language.needs import Need
@@ -159,6 +162,8 @@ class PlacesThresholds:
     """A pause with the hand above this (m)..."""
     hand_px: float = 20.0
     """...projecting within this (px) of the object holds it up: not a place."""
+    put_px: float = 15.0
+    """A put-down (the hand let go) is placed at the carried object's blob when that is within this (px) of the hand's projection, else at the hand."""
 
 
 @register_tool(order=150)
@@ -176,7 +181,7 @@ class DemoPlacesTool(Tool):
                  target_jump_per_frame: float = 3.0, target_gate_max: float = 30.0, predict_frames: int = 10,
                  moving_px: float = 0.6, still_rad: float = 1e-3, press_z: float = 0.06, press_kin_frames: int = 3,
                  open_width: float = 0.07, button_px: float = 14.0, arm_px: int = 100, press_frames: int = 8, new_target_px: float = 15.0, confirm_frames: int = 3,
-                 reground_px: float = 16.0, aloft_z: float = 0.12, hand_px: float = 20.0) -> None:
+                 reground_px: float = 16.0, aloft_z: float = 0.12, hand_px: float = 20.0, put_px: float = 15.0) -> None:
         self.config = PlacesThresholds(
             max_jump=max_jump, dwell_px=dwell_px, dwell_frames=dwell_frames, moved_px=moved_px, centre_px=centre_px,
             on_target_px=on_target_px, min_sides=min_sides, target_jump=target_jump,
@@ -184,7 +189,7 @@ class DemoPlacesTool(Tool):
             predict_frames=predict_frames, moving_px=moving_px, still_rad=still_rad, press_z=press_z,
             press_kin_frames=press_kin_frames, open_width=open_width, button_px=button_px, arm_px=arm_px,
             press_frames=press_frames, new_target_px=new_target_px, confirm_frames=confirm_frames,
-            reground_px=reground_px, aloft_z=aloft_z, hand_px=hand_px,
+            reground_px=reground_px, aloft_z=aloft_z, hand_px=hand_px, put_px=put_px,
         )
         self.active = False
         self._reset_state()
@@ -195,7 +200,12 @@ class DemoPlacesTool(Tool):
         return PressConfig(press_z=self.config.press_z, button_px=self.config.button_px, press_kin_frames=self.config.press_kin_frames)
 
     def thresholds(self) -> tuple:
-        return (self.config, self.press_config)
+        return (self.config, self.press_config, self.put_config)
+
+    @property
+    def put_config(self) -> PutDownConfig:
+        """The put-down detector's thresholds (its finger widths are this tool's ``open_width`` and the default held band)."""
+        return PutDownConfig(open_width=self.config.open_width)
 
     def _reset_state(self) -> None:
         self.colour: str | None = None
@@ -204,6 +214,7 @@ class DemoPlacesTool(Tool):
         self._pos: tuple[float, float] | None = None  # the carried object (the dwell detector's)
         self._dwells: DwellDetector | None = None
         self._hand: PressDetector | None = None
+        self._puts: PutDownDetector | None = None
         self.places: list[Place] = []
         self._visit_start: int | None = None
         self._visit_len = 0
@@ -233,6 +244,7 @@ class DemoPlacesTool(Tool):
                                                   dwell_frames=self.config.dwell_frames, moved_px=self.config.moved_px,
                                                   open_width=self.config.open_width, aloft_z=self.config.aloft_z, hand_px=self.config.hand_px))
             self._hand = hub.attach(self.press_config)
+            self._puts = hub.attach(self.put_config)
 
     # ------------------------------------------------------------------ frames
     def observe(self, frame: Frame, store: MemoryStore) -> None:
@@ -250,9 +262,12 @@ class DemoPlacesTool(Tool):
         self._last_q = q
         self._follow_targets(frame.rgb, arm_still)
         hub = events_for(store)
-        for e in hub.events(frame, self._dwells.config):
-            self._place(e)
+        puts = hub.events(frame, self._puts.config)
+        dwells = hub.events(frame, self._dwells.config)
         self._pos = self._dwells.pos
+        # the hand's own log first (it let go low over the table), the object's dwell otherwise
+        for e in (puts if self._puts.sensing else dwells):
+            self._place(self._at_object(e) if e.tcp is not None else e)
         hub.events(frame, self._hand.config)
         self._press(frame)
 
@@ -347,6 +362,15 @@ class DemoPlacesTool(Tool):
     def _held_aloft(self, q: np.ndarray | None) -> bool:
         """The hand holds the object up (:func:`memory.events.dwell.held_aloft` at the object's place)."""
         return held_aloft(q, self._pos, self.config.aloft_z, self.config.hand_px)
+
+    def _at_object(self, e):
+        """A put-down placed where the object's blob is now, if it is near the hand: the hand's log says
+        *when* it let go, the object's blob *where* it rests (the hand's projection is a few px off the
+        cube's centre, 5-7 px on train, enough to miss a disc's centre)."""
+        p = self._pos
+        if p is None or np.hypot(p[0] - e.point[0], p[1] - e.point[1]) > self.config.put_px:
+            return e
+        return replace(e, point=p)
 
     def _place(self, e) -> None:
         """A stay of the object the dwell detector registered: held up in the air, or a place."""
@@ -470,6 +494,7 @@ class DemoPlacesTool(Tool):
             "targets": [[round(v, 1) for v in t.pos] for t in self.targets][:8],
             "places": [{"step": p.step, "pos": [round(v, 1) for v in p.pos], "target": p.target} for p in self.places][:12],
             "presses": self.presses[:4],
+            "places_from": None if self._puts is None else ("hand" if self._puts.sensing else "pixels"),
             "answer": None if self._answer is None else list(self._answer),
             "why": self._why,
             "events": self._events[:20],
