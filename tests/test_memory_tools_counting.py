@@ -273,6 +273,46 @@ def test_release_away_from_the_bin_is_no_deposit(binfill):
     assert tool.deposited["red"] == 0 and tool.empty_releases == 1 and tool.rejected == 0
 
 
+@pytest.fixture
+def fake_hand(monkeypatch):
+    """The lift detector's kinematics faked: the joint reading's first three entries are the tool-centre
+    point, its pixel is 100 x (x, y), so a test puts the hand where it wants in the image."""
+    import memory.events.lift as lift_module
+
+    monkeypatch.setattr(lift_module, "panda_tcp", lambda q: np.asarray(q[:3], float))
+    monkeypatch.setattr(lift_module, "to_pixel", lambda p: (float(p[0]) * 100, float(p[1]) * 100))
+
+
+def _hand_frame(step: int, rgb, command: float, at: tuple[float, float], z: float, fingers: float) -> Frame:
+    """A live frame whose log puts the hand at pixel ``at``, ``z`` m up, each finger ``fingers`` m open."""
+    q = np.array([at[0] / 100, at[1] / 100, z, 0, 0, 0, 0])
+    return Frame(step=step, rgb=rgb, joint_state=q, action=np.append(np.zeros(7), command),
+                 gripper=np.array([fingers, fingers]))
+
+
+def test_the_hands_log_places_a_hidden_held_cube_over_the_bin(binfill, fake_hand):
+    """The arm hides the carried cube over the bin (no blob held there): the grip that still held
+    something when it opened, with the hand over the bin, stands in for the blob; it vanished, so a deposit."""
+    tool, store = _bin_counter(binfill["goal"], binfill["first"])
+    over_bin = (binfill["bin"][0] - 10, binfill["bin"][1])
+    tool.observe(_hand_frame(100, binfill["first"], CLOSED, over_bin, 0.02, 0.02), store)  # the grasp on the table
+    tool.observe(_hand_frame(104, binfill["gone"], CLOSED, over_bin, 0.20, 0.02), store)  # lifted; cube hidden
+    tool.observe(_hand_frame(105, None, OPEN, over_bin, 0.20, 0.04), store)  # the release
+    tool.observe(_hand_frame(108, binfill["gone"], OPEN, over_bin, 0.20, 0.04), store)
+    assert tool.deposited["red"] == 1 and tool.by_hand == 1 and tool.rejected == 0
+
+
+def test_a_grip_that_held_nothing_deposits_nothing(binfill, fake_hand):
+    """A missed grasp (fingers closed on nothing), whatever the pixels show near the bin."""
+    tool, store = _bin_counter(binfill["goal"], binfill["first"])
+    over_bin = (binfill["bin"][0] - 10, binfill["bin"][1])
+    tool.observe(_hand_frame(100, binfill["held"], CLOSED, over_bin, 0.02, 0.0), store)
+    tool.observe(_hand_frame(104, binfill["held"], CLOSED, over_bin, 0.20, 0.0), store)
+    tool.observe(_hand_frame(105, None, OPEN, over_bin, 0.20, 0.04), store)
+    tool.observe(_hand_frame(108, binfill["gone"], OPEN, over_bin, 0.20, 0.04), store)
+    assert tool.deposited["red"] == 0 and tool.empty_releases == 1
+
+
 def test_deposit_gate_picks_what_is_owed_then_presses(binfill):
     tool, store = _bin_counter(binfill["goal"], binfill["first"])
     store.add("layout/button/0", LayoutRecord(role="button", label="button", position=(66, 131)), step=8, reason="test")

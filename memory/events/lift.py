@@ -15,6 +15,9 @@ Events, per closed grip (from a close of the gripper command to its next open):
 * ``drop`` once, after a ``lift``, when the fingers close below ``held_width`` while the command is
   still closed (the object slipped out).
 
+At each release, :attr:`LiftDetector.last_grip` says what the grip that ended did (:class:`Grip`:
+lifted, still holding at the release, dropped, and the hand's pixel then).
+
 A frame without finger readings (a robot or a backend that does not log them) yields nothing, and
 :meth:`LiftDetector.sensing` stays False, so a reader knows to fall back on its pixels.
 """
@@ -30,7 +33,7 @@ from memory.events.base import Detector, DetectorConfig, Event
 from memory.robot.arm_view import panda_tcp, to_pixel
 from memory.robot.signals import ARM_JOINTS, gripper_closed, gripper_width
 
-__all__ = ["LIFT_LIVE", "LiftConfig", "LiftDetector"]
+__all__ = ["LIFT_LIVE", "Grip", "LiftConfig", "LiftDetector"]
 
 
 @dataclass(frozen=True)
@@ -48,6 +51,20 @@ class LiftConfig(DetectorConfig):
     source: FrameSource = "live"
 
 
+@dataclass(frozen=True)
+class Grip:
+    """What one closed grip did, read at its release."""
+
+    lifted: bool
+    """Something held the fingers apart and rose."""
+    holding: bool
+    """The fingers were still held apart on the grip's last closed frame (the object went down with the release)."""
+    dropped: bool
+    """It slipped out after the lift, before the release."""
+    hand: tuple[float, float] | None
+    """The hand's pixel on the grip's last closed frame: where the object was let go."""
+
+
 class LiftDetector(Detector):
     """``lift`` and ``drop`` events of the live grip (module docstring)."""
 
@@ -59,6 +76,9 @@ class LiftDetector(Detector):
         self._low: tuple[float, np.ndarray] | None = None  # lowest (z, tcp) since the close
         self.lifted = False  # the current grip has lifted something
         self._dropped = False
+        self.holding = False  # the fingers held something apart on the last closed frame
+        self.hand: tuple[float, float] | None = None  # the hand's pixel on the last closed frame
+        self.last_grip: Grip | None = None  # the grip that ended at the last release
 
     def update(self, frame: Frame) -> list[Event]:
         c = self.config
@@ -66,8 +86,11 @@ class LiftDetector(Detector):
             return []
         command = gripper_closed(frame)
         if command is not None and command != self.closed:
+            if self.closed and self.sensing:  # a release: what the grip that ends did
+                self.last_grip = Grip(lifted=self.lifted, holding=self.holding, dropped=self._dropped, hand=self.hand)
             self.closed = command
             self._low, self.lifted, self._dropped = None, False, False
+            self.holding, self.hand = False, None
         width = gripper_width(frame) if frame.gripper is not None else None
         q = frame.joint_state
         if width is None or q is None or len(q) < ARM_JOINTS:
@@ -80,6 +103,7 @@ class LiftDetector(Detector):
         if self._low is None or z < self._low[0]:
             self._low = (z, tcp)
         held = width >= c.held_width
+        self.holding, self.hand = held, to_pixel(tcp)
         if not self.lifted and held and z >= self._low[0] + c.rise_m:
             self.lifted = True
             low = self._low[1]

@@ -27,6 +27,12 @@ Evidence for one deposit of colour C (the evidence gate):
   near the bin (a cube that misses the opening lands beside it and stays visible). A cube that
   shows up again where it vanished within the next frames takes the deposit back.
 
+Where the frames log the fingers (:mod:`memory.events.lift`), the hand's own sensing settles two
+things the pixels cannot always see: a grip that never held anything apart and rose lifted nothing
+(the release deposits nothing); and when the arm hides the held cube over the bin, a grip still
+holding the carried colour when it opened, with the hand over the bin, stands in for the blob held
+there (the vanishing and landing checks above still decide).
+
 Cubes that appear later on the table change nothing: only a vanishing at the bin after a release
 counts. Each colour's count is a ``progress/deposited <colour> cube`` record (target: the goal's
 count for that colour, 0 for the others).
@@ -51,7 +57,7 @@ import numpy as np
 from scipy import ndimage
 
 from memory.control.count_gate import CountGates
-from memory.events import GRIPPER_LIVE, events_for
+from memory.events import GRIPPER_LIVE, LIFT_LIVE, events_for
 from memory.contract.frames import Frame
 from memory.language.needs import Need
 from memory.store.records import LayoutRecord, ProgressRecord
@@ -150,7 +156,7 @@ class DepositCounter(Tool):
         self.goal: dict[str, int] = {}
 
     def thresholds(self) -> tuple:
-        return (self.config, GRIPPER_LIVE)
+        return (self.config, GRIPPER_LIVE, LIFT_LIVE)
 
     # ------------------------------------------------------------------ episode
     def reset(self, spec: MemorySpec, store: MemoryStore) -> None:
@@ -164,8 +170,11 @@ class DepositCounter(Tool):
         self.bin: tuple[float, float] | None = None
         self._bin_seen: list[tuple[float, float]] = []
         self._live_frames = 0
+        self._lift = None
         if self.active:
             events_for(store).attach(GRIPPER_LIVE)
+            self._lift = events_for(store).attach(LIFT_LIVE)
+        self.by_hand = 0  # deposits whose held cube only the hand's log placed over the bin
         self._spots: list[list] = []  # [colour, y, x, first step seen standing there, last step seen there, by the bin]
         self._carrying = False  # between a grasp and its release
         self._grasped: list[tuple[str, float, float]] | None = None  # places standing when the gripper last closed
@@ -213,6 +222,7 @@ class DepositCounter(Tool):
         if not self.active or frame.source != "live":
             return
         events = events_for(store).events(frame, GRIPPER_LIVE)
+        events_for(store).events(frame, LIFT_LIVE)  # fed before a release reads the grip it ends
         if any(e.kind == "grasp" for e in events):
             self._on_grasp(frame.step)
         if any(e.kind == "release" for e in events):
@@ -276,6 +286,12 @@ class DepositCounter(Tool):
             return
         carried = self._carried()
         self._grasped = None
+        grip = self._lift.last_grip if self._lift is not None and self._lift.sensing else None
+        if grip is not None and not grip.lifted:
+            # the hand's own log: nothing held the fingers apart and rose (a missed grasp)
+            self.carried_log.append((step, None))
+            self.empty_releases += 1
+            return
         if carried is not None and not carried:
             # the grasp lifted nothing: every cube standing then still stands
             self.carried_log.append((step, None))
@@ -294,6 +310,13 @@ class DepositCounter(Tool):
                     break
             if candidates:
                 break
+        if not candidates and only is not None and grip is not None and grip.holding and grip.hand is not None:
+            # the arm hid the held cube: the hand's log says it still held the cube it took from the
+            # table when it opened, and where; over the bin, that is the candidate
+            at = Blob(only, float(grip.hand[0]), float(grip.hand[1]), 0, (0, 0, 0, 0))
+            if self._held_over_bin(at):
+                candidates = [at]
+                self.by_hand += 1
         if not candidates:
             self.rejected += 1
             return
@@ -431,4 +454,5 @@ class DepositCounter(Tool):
                 "bin": None if self.bin is None else [round(v) for v in self.bin], "log": list(self.log),
                 "rejected_releases": self.rejected, "taken_back": self.taken_back,
                 "empty_releases": self.empty_releases, "carried": [list(x) for x in self.carried_log],
+                "held_by_hand": getattr(self, "by_hand", 0),
                 "gate_calls": self._gate_calls, "rewrites": self._rewrites}
