@@ -18,7 +18,9 @@ others against (default ``no-memory``). ``section=rewording baseline=OTHER`` com
 ``OTHER`` (the same arm with the template goals; both must come from one commit). ``section=backends
 beside=OURS`` puts ``name`` (a ``--backend robomme`` run) beside ``OURS`` (a run on our envs, at its own
 commit; ``beside_stage=`` selects its campaign stages), arm by arm on the episodes both ran
-(``experiments/reporting/backends_section.py``); rows of two backends never share a cell. ``section=ceiling``
+(``experiments/reporting/backends_section.py``); rows of two backends never share a cell. ``section=versus
+beside=THEN`` puts ``name`` beside an earlier run ``THEN`` of the same backend, arm by arm on the
+episodes both ran, with the memory arm's change in points (``experiments/reporting/versus_section.py``). ``section=ceiling``
 sets the oracle arm per task beside π0.5's published oracle-subgoal success (what an executor
 profile is fitted to) with memory ÷ oracle; ``section=attribution`` attributes every failure of the
 memory arm (executor fault, wrong read, missed read, wrong state). ``python -m experiments.report --readme README.md`` rewrites every block from the
@@ -38,6 +40,7 @@ from experiments.reporting.code_tables import GENERATED, regenerate_code_tables
 from experiments.reporting.backends_section import backends_section
 from experiments.reporting.cost_section import cost_section
 from experiments.reporting.failure_reasons import failures_section
+from experiments.reporting.versus_section import versus_section
 from experiments.reporting.figures import FIGURE, regenerate_figures
 from experiments.reporting.markers import episode_range, marker_args, select_rows
 from experiments.reporting.paper_comparison import anchors_section, specificity_section
@@ -242,8 +245,9 @@ SECTIONS: dict[str, Callable] = {
     # these two take the beside= run's rows too (render_block)
     "backends": lambda official, ours: backends_section(official, ours)[0],
     "backend_suites": lambda official, ours: backends_section(official, ours, suites_only=True)[0],
+    "versus": versus_section,
 }
-BESIDE_SECTIONS = ("backends", "backend_suites")
+BESIDE_SECTIONS = ("backends", "backend_suites", "versus")
 """Sections that put a ``--backend robomme`` run beside one of ours (``beside=``)."""
 
 
