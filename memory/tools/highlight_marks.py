@@ -48,7 +48,7 @@ from memory.language.spec import MemorySpec
 from memory.store.memory_store import MemoryStore
 from memory.contract.render_need import RenderNeed
 from memory.tools.base import Tool, register_tool
-from memory.perception.blobs import Blob, find_blobs, hsv
+from memory.perception.blobs import Blob, bare_table, find_blobs, hsv
 import cv2
 from scipy import ndimage
 
@@ -403,7 +403,9 @@ class HighlightMarkTool(Tool):
             return None
         blobs = [b for b in blobs if b.distance(entity.position) <= self.config.reground_px]
         if not blobs:
-            return None
+            # the arm in front of it (reaching for this very cube, or passing): marked cubes stay where
+            # they stand, so the view cannot contradict the record; bare table there would
+            return None if bare_table(frame.rgb, entity.position) else Point(*entity.position)
         return min(blobs, key=lambda b: b.distance(entity.position)).point
 
     def gate(self, proposed: str, store: MemoryStore) -> None:
