@@ -28,6 +28,7 @@ import gymnasium as gym
 import numpy as np
 
 from envs.core.base_task import RoboMMETask
+from envs.core.rewording import GOAL_STYLES
 from envs.core.sampling import SceneSamplingError
 from envs.core.solvers import Executor, PlanningFailed, seed_planner_randomness
 from envs.episodes import EpisodeSpec, base_seed, check_split, retry_seeds, unsolved_reason
@@ -210,8 +211,8 @@ class RoboMMEEnv(gym.Wrapper):
         # goal stream (envs/core/rewording.py); kept until the next reset
         self.goal_style = str(options.pop("goal_style", "template"))
         self.goal_seed = int(options.pop("goal_seed", 0))
-        if self.goal_style not in ("template", "reworded"):
-            raise ValueError(f"unknown goal style {self.goal_style!r} (template, reworded)")
+        if self.goal_style not in GOAL_STYLES:
+            raise ValueError(f"unknown goal style {self.goal_style!r} ({', '.join(GOAL_STYLES)})")
         self._goal = None
         attempts = retry_seeds(spec) if (spec is not None and retry) else [None]
         reasons: list[str] = []

@@ -86,3 +86,29 @@ def test_a_goal_names_the_pool_it_was_drawn_from():
                     checked += 1
     assert checked >= 100
     assert pool_of("PickXtimes", "do something no wording says") is None
+
+
+def test_held_out_and_probe_styles_draw_only_their_pool():
+    """``reworded-held-out`` and ``reworded-probe`` give wordings of that pool alone (read back from
+    the text), ``reworded`` never a probe one; the same goal seed, the same wording."""
+    from envs import make_env
+    from envs.core.rewording import pool_of
+    from envs.episodes import episode_spec
+
+    env = make_env("PickXtimes")
+    try:
+        pools: dict[str, set] = {"reworded": set(), "reworded-held-out": set(), "reworded-probe": set()}
+        _, info = env.reset(options={"episode": episode_spec("PickXtimes", 0, "train"), "goal_style": "reworded-probe",
+                                     "goal_seed": 3})
+        task = env.unwrapped
+        assert info["goal"] == task.goal_text("reworded-probe", 3)  # the reset gives the drawn goal
+        for seed in range(40):
+            for style in pools:
+                pools[style].add(pool_of("PickXtimes", task.goal_text(style, seed)))
+        assert pools["reworded-held-out"] == {"held_out"} and pools["reworded-probe"] == {"probe"}
+        assert pools["reworded"] <= {"dev", "held_out"}
+    finally:
+        env.close()
+    from experiments.loop.config import parse_config
+
+    assert parse_config(["--goal-style", "reworded-probe", "--split", "train"]).env.goal_style == "reworded-probe"

@@ -113,11 +113,11 @@ class RoboMMETask(BaseEnv):
         drawn with ``seed`` (the episode's goal stream)."""
         if style == "template":
             return self.goal_texts()[0]
-        if style == "reworded":
-            from envs.core.rewording import draw_rewording
+        from envs.core.rewording import GOAL_STYLES, STYLE_POOLS, draw_rewording
 
-            return draw_rewording(self.TASK, self.goal_values(), seed)
-        raise ValueError(f"unknown goal style {style!r} (template, reworded)")
+        if style in STYLE_POOLS:
+            return draw_rewording(self.TASK, self.goal_values(), seed, pool=STYLE_POOLS[style])
+        raise ValueError(f"unknown goal style {style!r} ({', '.join(GOAL_STYLES)})")
 
     def history_slot(self) -> "HistorySlot | None":
         """The history-dependent decision of the current subgoal, if any.

@@ -28,6 +28,7 @@ from subgoals.numbers import number_word, ordinal_digits, ordinal_word, times_ph
 __all__ = [
     "GOAL_PLACEHOLDERS",
     "GOAL_STYLES",
+    "STYLE_POOLS",
     "REWORDINGS_PATH",
     "Variant",
     "amounts_values",
@@ -40,8 +41,13 @@ __all__ = [
     "variant_for",
 ]
 
-GoalStyle = Literal["template", "reworded"]
-GOAL_STYLES: tuple[str, ...] = ("template", "reworded")
+GoalStyle = Literal["template", "reworded", "reworded-held-out", "reworded-probe"]
+GOAL_STYLES: tuple[str, ...] = ("template", "reworded", "reworded-held-out", "reworded-probe")
+STYLE_POOLS: dict[str, str] = {"reworded": "all", "reworded-held-out": "held_out", "reworded-probe": "probe"}
+"""The pool of rewordings each reworded goal style draws from: ``reworded`` every development and
+held-out wording (what Results v1 ran), ``reworded-held-out`` the held-out ones only (the specifier
+was never tuned on them), ``reworded-probe`` the probe set only (written after the held-out set had
+been evaluated once, and never drawn before this style)."""
 REWORDINGS_PATH = Path(__file__).resolve().parent.parent / "tasks" / "goal_rewordings.json"
 
 GOAL_PLACEHOLDERS: dict[str, str] = {
@@ -129,10 +135,13 @@ def fill(text: str, values: dict[str, object]) -> str:
 def draw_rewording(task: str, values: dict[str, object], seed: int, pool: str = "all") -> str:
     """One rewording of ``task``'s goal for an episode, drawn with ``seed`` (the episode's goal stream).
 
-    ``pool``: ``"all"`` (dev and held-out; what runs use), ``"dev"`` or ``"held_out"``.
+    ``pool``: ``"all"`` (dev and held-out; what ``--goal-style reworded`` uses), ``"dev"``, ``"held_out"`` or
+    ``"probe"`` (:data:`STYLE_POOLS`).
     """
     variant = variant_for(task, values)
-    texts = {"all": variant.all, "dev": variant.dev, "held_out": variant.held_out}[pool]
+    texts = {"all": variant.all, "dev": variant.dev, "held_out": variant.held_out, "probe": variant.probe}[pool]
+    if not texts:
+        raise KeyError(f"{task} has no {pool} rewordings for goal values {values!r}")
     k = int(np.random.default_rng(seed).integers(len(texts)))
     return fill(texts[k], values)
 

@@ -31,7 +31,7 @@ from collections.abc import Callable, Mapping
 import gymnasium as gym
 import numpy as np
 
-from envs.core.rewording import GOAL_STYLES, draw_rewording
+from envs.core.rewording import GOAL_STYLES, STYLE_POOLS, draw_rewording
 from envs.episode_timings import TIMING_KEYS, read_timings, start_timings
 from envs.episodes import EpisodeSpec
 from envs.official import mapping as M
@@ -450,7 +450,7 @@ class OfficialSubgoalEnv(gym.Env):
         if style == "template":
             return template
         values = goal_values_from_text(template[0])
-        return [draw_rewording(self.task_name, values, int(options.get("goal_seed", 0)))]
+        return [draw_rewording(self.task_name, values, int(options.get("goal_seed", 0)), pool=STYLE_POOLS[style])]
 
     def goal_list(self) -> list[str]:
         """The goal as a list of paraphrases (the challenge's ``task_goal``): the benchmark's own, or

@@ -201,10 +201,12 @@ class EnvConfig:
     backend: Annotated[Literal["robomem", "robomme"], _FLAT] = "robomem"
     """Envs: robomem (this project's re-implementation, the default) or robomme (the benchmark's own
     envs, when the `robomme` package is importable; its multi_choice planner executes the subgoals)."""
-    goal_style: Annotated[Literal["template", "reworded"], _FLAT] = "template"
+    goal_style: Annotated[Literal["template", "reworded", "reworded-held-out", "reworded-probe"], _FLAT] = "template"
     """Goal wording every composer, the policy and the memory are given: the benchmark's template, or
     one of the project's hand-written rewordings (envs/tasks/goal_rewordings.json) drawn per episode
-    from its goal stream; recorded in each row."""
+    from its goal stream: ``reworded`` from every development and held-out wording,
+    ``reworded-held-out`` from the held-out ones only, ``reworded-probe`` from the probe set only
+    (never tuned on; envs/core/rewording.py); recorded in each row."""
     horizon: Annotated[int, _FLAT] = 16
     """Environment steps per subgoal query (the policy's action chunk)."""
     max_steps: Annotated[int | None, _FLAT] = None
