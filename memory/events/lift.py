@@ -19,7 +19,7 @@ At each release, :attr:`LiftDetector.last_grip` says what the grip that ended di
 lifted, still holding at the release, dropped, and the hand's pixel then).
 
 A frame without finger readings (a robot or a backend that does not log them) yields nothing, and
-:meth:`LiftDetector.sensing` stays False, so a reader knows to fall back on its pixels.
+:attr:`LiftDetector.sensing` stays False, so a reader knows to fall back on its pixels.
 """
 
 from __future__ import annotations
