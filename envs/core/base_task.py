@@ -45,6 +45,12 @@ class HistorySlot:
     """What the decision is about, for the object a subgoal acts on: two subgoals whose objects map
     to the same choice are the same decision for the audit ("which colour next": any cube of that
     colour; "which highlighted cube": any one not picked yet). ``None``: the object itself."""
+    accepts: Callable[[tuple[str, Hashable] | None], bool] | None = None
+    """Which decisions are right, judged on the world rather than on the oracle's next subgoal: given
+    what a subgoal does (its option and ``choice_of`` its object), whether it is a right next step.
+    For a goal that sets no order (any colour still owed), the oracle's fixed order falls out of step
+    once the memory picked another right colour, so its next subgoal is no longer the measure.
+    ``None``: right means doing what the oracle's subgoal does."""
 
 
 class RoboMMETask(BaseEnv):

@@ -51,6 +51,9 @@ from envs.core.probes import ProbeQuestion
 from envs.core.rewording import amounts_values
 from envs.core.sampling import TablePlacer
 from subgoals.numbers import number_word, ordinal_word
+
+OWED = "a cube of a colour still owed"
+"""The choice a pick of any colour the bin still lacks makes (the goal sets no order among colours)."""
 from subgoals.record_names import deposited
 
 APPEAR_EVERY = 50  # dynamic mode: cube i >= 1 of a colour appears at step 50·i
@@ -280,13 +283,23 @@ class BinFill(ButtonMixin, RoboMMETask):
             alternatives.append(self.ground_template(
                 f"pick up the {ordinal_word(min(k, 10))} {colour} cube at <>", cube))
         alternatives.append(self.ground_template("press the button at <>", P.button_cap(self.button)))
-        return HistorySlot("which colour next, or stop", tuple(alternatives), choice_of=self._colour_or_object)
+        owed = frozenset(c for c, _ in self.layout.targets if self.counts.get(c, 0) < self.layout.target_of(c))
 
-    def _colour_or_object(self, obj) -> object:
-        """The decision a pick makes here is a colour: any cube of it goes into the bin alike."""
+        def accepts(does) -> bool:  # a pick of any colour still owed; the press once none is
+            if does is None:
+                return False
+            return does[1] == OWED if owed else does[0] == "press"
+
+        return HistorySlot("which colour next, or stop", tuple(alternatives),
+                           choice_of=lambda obj: self._colour_or_object(obj, owed), accepts=accepts)
+
+    def _colour_or_object(self, obj, owed: frozenset = frozenset()) -> object:
+        """The decision a pick makes here is a colour, and the goal sets no order among colours: a cube
+        of any colour still owed (``owed``, as at the decision) is the right next pick; a cube of a
+        colour already complete is a decision of its own."""
         for actor, placed in zip(self.cubes, self.layout.cubes):
             if actor is obj:
-                return ("colour", placed.label)
+                return OWED if placed.label in owed else ("colour", placed.label)
         return id(obj)
 
     def probe_questions(self):

@@ -125,11 +125,17 @@ def run_episode(spec: EpisodeSpec, parts: EpisodeParts, max_decisions: int = 10_
             obs, _, terminated, truncated, info = env.step(proposed)
             executed = info.get("revised", proposed)
             choice_of = getattr(slot, "choice_of", None)
+            accepts = getattr(slot, "accepts", None)
             target = _resolution(resolver, oracle, choice_of)
-            right = _resolution(resolver, executed, choice_of) == target
+
+            def is_right(text: str) -> bool:
+                does = _resolution(resolver, text, choice_of)
+                # the slot's own measure of a right step where it has one (a goal without an order), else the oracle's
+                return accepts(does) if accepts is not None else does == target
+
+            right = is_right(executed)
             # the proposal itself is scored only where something reads it: a history decision or a rewrite
-            proposal_right = (slot is not None or bool(info.get("rewritten"))) and \
-                _resolution(resolver, proposed, choice_of) == target
+            proposal_right = (slot is not None or bool(info.get("rewritten"))) and is_right(proposed)
             if slot is not None and (proposed or executed):  # no proposal, no revision: nothing was decided
                 history.add(right=right, proposal_right=proposal_right,
                             memory_read=bool(info.get("memory_read")),
