@@ -39,8 +39,8 @@ import re
 from memory.language.lexicon import canonical_text
 from memory.language.spec import EventAnchor, EvidenceSource, MemorySpec, ReadKind
 from memory.language.words import (
-    COLOUR_WORDS, DEFAULT_OBJECT_ROLE, OBJECT_PARTS, OBJECT_ROLES, TOOL_ROLES, canonical_role, colour_of, is_known_noun,
-    object_role, scene_items_of_kind,
+    COLOUR_WORDS, DEFAULT_OBJECT_ROLE, OBJECT_PARTS, OBJECT_ROLES, TOOL_ROLES, SceneItemKind, canonical_role, colour_of,
+    is_known_noun, object_role, scene_items_of_kind,
 )
 from subgoals.record_names import cover_binding, highlight_binding
 
@@ -218,8 +218,8 @@ def state_kinds_of(spec: MemorySpec) -> tuple[State, ...]:
     in a fixed order. Every rule reads typed fields and word-table properties of roles; none names a noun."""
     video = spec.source is EvidenceSource.VIDEO
     demo_reference = ReadKind.DEMO_REFERENCE in spec.reads
-    places = scene_items_of_kind(spec.layout, "place")
-    receptacles = scene_items_of_kind(spec.layout, "receptacle")
+    places = scene_items_of_kind(spec.layout, SceneItemKind.PLACE)
+    receptacles = scene_items_of_kind(spec.layout, SceneItemKind.RECEPTACLE)
     coloured = tuple(p for p in spec.watch if colour_of(p.split()) is not None)
     watched = tuple(dict.fromkeys(r for r in (object_role(p) for p in spec.watch) if r is not None))
     same = set(spec.same)
@@ -291,7 +291,7 @@ def unserved_of(spec: MemorySpec) -> tuple[str, ...]:
     of = {type(k) for k in kinds}
     if any(colour_of(p.split()) is not None for p, _ in spec.counts) and not any(
             isinstance(k, Count) and k.event is CountEvent.DEPOSIT for k in kinds):
-        out.append("counts: no receptacle among the scene items to count deposits into")
+        out.append("counts: no scene item the goal names takes deposits, so no kind counts them")
     if spec.ordinal is not None and not of & {TimedArrival, EventSequence}:
         out.append(f"ordinal {spec.ordinal}: no arrival at a place nor demonstrated event sequence to count it in")
     if spec.anchor is not None and EventSequence not in of:

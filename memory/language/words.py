@@ -12,6 +12,8 @@ probes are not words but a contract: :mod:`subgoals.record_names`.
 
 from __future__ import annotations
 
+from enum import Enum
+
 from subgoals.grammar import DIRECTION_WORDS
 from subgoals.numbers import is_ordinal_word, number_word, ordinal_word, parse_ordinal
 
@@ -20,7 +22,7 @@ __all__ = [
     "COUNT_WORDS", "DEFAULT_OBJECT_ROLE", "DEMO_WORDS", "DIRECTION_WORDS", "HANDLING_VERBS", "HIDING_VERBS", "HIDING_WORDS",
     "HIGHLIGHT_PATTERN", "HISTORY_CLAUSE_WORDS", "HISTORY_MODIFIERS", "IMMEDIATE_WORDS", "KNOWN_ROLES", "LAYOUT_ROLES",
     "OBJECT_PARTS", "OBJECT_ROLES", "ORDINAL_WORDS", "PART_ROLES", "PLACING_VERBS", "POSITION_WORDS", "PRESS_WORDS",
-    "PROCEDURE_NOUNS", "ROLE_SYNONYMS", "ROUTE_NOUNS", "SAME_WORDS", "SCENE_ITEM_KINDS", "TOOL_ROLES", "canonical_role",
+    "PROCEDURE_NOUNS", "ROLE_SYNONYMS", "ROUTE_NOUNS", "SAME_WORDS", "SCENE_ITEM_KINDS", "SceneItemKind", "TOOL_ROLES", "canonical_role",
     "colour_of", "is_known_noun", "is_ordinal_word", "number_word", "object_role", "ordinal_word", "parse_ordinal",
     "scene_items_of_kind",
 ]
@@ -90,12 +92,27 @@ def _role_synonyms() -> dict[str, str]:
 ROLE_SYNONYMS: dict[str, str] = _role_synonyms()
 """Surface noun (singular or plural) -> role, derived from :data:`CONCEPT_NOUNS`."""
 
-SCENE_ITEM_KINDS: dict[str, str] = {"target": "place", "button": "switch", "bin": "receptacle", "box": "socket"}
-"""Role of a stable scene item -> what it is for, which decides the state a goal about it asks to
-keep: a *place* objects are set on or arrive at (arrivals are counted, demonstrated places are
-listed), a *switch* pressed to finish, a *receptacle* that swallows what is put into it (deposits
-are counted per kind, since the view no longer shows them), a *socket* something is inserted into.
-A new scene item is one entry here besides its nouns in :data:`CONCEPT_NOUNS`."""
+class SceneItemKind(str, Enum):
+    """What a stable scene item is for, which decides the state a goal about it asks to keep."""
+
+    PLACE = "place"
+    """Objects are set on it or arrive at it: arrivals are counted, demonstrated places listed."""
+    SWITCH = "switch"
+    """Pressed to finish or to mark a moment."""
+    RECEPTACLE = "receptacle"
+    """Swallows what is put into it: deposits are counted per kind, since the view no longer shows them."""
+    SOCKET = "socket"
+    """Something is inserted into it."""
+
+
+SCENE_ITEM_KINDS: dict[str, SceneItemKind] = {
+    "target": SceneItemKind.PLACE,
+    "button": SceneItemKind.SWITCH,
+    "bin": SceneItemKind.RECEPTACLE,
+    "box": SceneItemKind.SOCKET,
+}
+"""Role of a stable scene item -> what it is for. A new scene item is one entry here besides its
+nouns in :data:`CONCEPT_NOUNS`."""
 
 LAYOUT_ROLES = frozenset(SCENE_ITEM_KINDS)
 """Roles of stable scene items that go to the layout store."""
@@ -206,7 +223,7 @@ def canonical_role(noun: str) -> str:
     return w
 
 
-def scene_items_of_kind(roles, kind: str) -> tuple[str, ...]:
+def scene_items_of_kind(roles, kind: SceneItemKind) -> tuple[str, ...]:
     """The roles among ``roles`` whose scene-item kind (:data:`SCENE_ITEM_KINDS`) is ``kind``, in order."""
     return tuple(r for r in roles if SCENE_ITEM_KINDS.get(r) == kind)
 

@@ -63,7 +63,7 @@ from memory.robot.arm_view import FRONT_CAMERA, panda_tcp, to_pixel  # noqa: F40
 
 __all__ = ["FRONT_CAMERA", "PegReader", "PegThresholds", "to_pixel"]  # the camera helpers live in manner_reader
 
-ENTITY_KEY = "demo/grasped peg end"
+ENTITY_KEY = "demo/grasped end"  # the grasped end of the demonstrated object (record: RecordName.PEG_END_GRASPED)
 TRAJ_KEY = "trajectory/insertion"
 BINDING = RecordName.PEG_END_GRASPED
 TRAJ_NAME = RecordName.DEMONSTRATED_INSERTION
