@@ -27,6 +27,7 @@ from memory.contract.frames import Frame
 from memory.store.records import EntityRecord
 from memory.control.refine import refine_every_point
 from memory.language.needs import Need, needs_of
+from memory.language.state_kinds import State, state_kinds_of, unserved_of
 from memory.language.spec import InstructionSpecifier, MemorySpec, ReadKind, Specifier
 from memory.store.memory_store import EditOp, MemoryStore, StoreKind
 from memory.tools.base import Tool
@@ -150,6 +151,8 @@ class MemoryLayer:
         self.spec: MemorySpec | None = None
         self._specs: dict[str, MemorySpec] = {}  # goal text -> specification, for tools_for and reset
         self.needs: frozenset[Need] = frozenset()
+        self.states: tuple[State, ...] = ()  # the kinds of state the spec asks to keep (memory.language.state_kinds)
+        self.unserved: tuple[str, ...] = ()  # what it asks for that no kind keeps, one reason each
         # the tools this episode's specification enables (Tool.enabled_by: declared needs met)
         self._enabled: tuple[Tool, ...] = ()
         self._access: StructuredAccess | None = None
@@ -209,6 +212,8 @@ class MemoryLayer:
             record_position_fallback=self.config.record_position_fallback,
         )
         self.needs = needs_of(spec)
+        self.states = state_kinds_of(spec)
+        self.unserved = unserved_of(spec)
         self._enabled = ()
         if not self.config.enabled:
             return
@@ -356,6 +361,8 @@ class MemoryLayer:
             "edits": {op.value: edits.get(op.value, 0) for op in EditOp},
             "frames": dict(self._frames),
             "spec": None if self.spec is None else self.spec.to_dict(),
+            "state_kinds": [st.to_dict() for st in self.states],
+            "unserved": list(self.unserved),
             "needs": sorted(n.value for n in self.needs),
             "enabled_tools": [t.name for t in self._enabled],
             "tools": {t.name: t.diagnostics() for t in self.tools},

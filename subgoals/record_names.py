@@ -12,7 +12,10 @@ from __future__ import annotations
 import re
 from typing import Final
 
-__all__ = ["FIXED_NAMES", "RecordName", "check_record_name", "cover_binding", "deposited", "highlight_binding", "highlight_count", "reference_binding"]
+__all__ = [
+    "FIXED_NAMES", "RecordName", "check_record_name", "cover_binding", "deposited", "highlight_binding", "highlight_count",
+    "reference_binding", "reference_picks",
+]
 
 
 class RecordName:
@@ -59,16 +62,22 @@ def highlight_count(role: str) -> str:
     return f"{highlight_binding(role)}s"
 
 
-def deposited(colour: str) -> str:
-    """Count record of the cubes of ``colour`` put in the bin: ``"deposited red cube"``."""
-    return f"deposited {colour} cube"
+def reference_picks(role: str) -> str:
+    """Count record of the picks of the object the demonstration singled out: ``"picks of the reference cube"``."""
+    return f"picks of the {reference_binding(role)}"
+
+
+def deposited(colour: str, role: str) -> str:
+    """Count record of the objects of ``role`` and ``colour`` put in a receptacle: ``"deposited red cube"``."""
+    return f"deposited {colour} {role}"
 
 
 _PATTERNS = {
     # the cover-binding tool writes one per binding the goal names, whatever its object noun
     # ("cover hiding the red cube", "cover hiding the red ball")
     "cover hiding the <colour> <object>": re.compile(r"cover hiding the [a-z]+ [a-z]+"),
-    "deposited <colour> cube": re.compile(r"deposited [a-z]+ cube"),
+    # the deposit counter writes one per colour the goal counts, whatever its object noun
+    "deposited <colour> <object>": re.compile(r"deposited [a-z]+ [a-z]+"),
 }
 
 

@@ -22,7 +22,7 @@ from memory.layer import MemoryConfig, MemoryLayer
 from memory.store.records import EntityRecord, EntityStatus
 from memory.language.spec import specify
 from memory.store.memory_store import MemoryStore
-from memory.tools.demo_handled import KEY as HANDLED_KEY
+from memory.tools.demo_handled import key_for as handled_key
 from memory.tools.demo_handled import DemoHandledTool
 from memory.tools.demo_places import KEY as PLACES_KEY
 from memory.tools.demo_places import DemoPlacesTool, target_blobs
@@ -285,7 +285,7 @@ def test_the_handled_cube_is_followed_through_the_swap(repick):
     for k, rgb in enumerate(repick["frames"]):
         tool.observe(_video(k, rgb), store)
     tool.observe(_live(100, repick["live"]), store)
-    rec = store.get(HANDLED_KEY)
+    rec = store.get(handled_key("cube"))
     assert isinstance(rec, EntityRecord) and rec.status is EntityStatus.VERIFIED and rec.binding == "reference cube"
     # it ends where the handled cube ended (its partner's old place), not where it started
     assert _near(rec.position, repick["end"][repick["handled"]], 5), (rec.position, repick["end"])

@@ -29,7 +29,9 @@ def test_an_unknown_record_name_is_refused_naming_the_known_ones():
 
 def test_parameterised_names_are_part_of_the_contract():
     assert R.check_record_name(R.cover_binding("green cube")) == "cover hiding the green cube"
-    assert R.check_record_name(R.deposited("red")) == "deposited red cube"
+    assert R.check_record_name(R.deposited("red", "cube")) == "deposited red cube"
+    assert R.check_record_name(R.deposited("red", "ball")) == "deposited red ball"
+    assert R.reference_picks("cube") == R.RecordName.REFERENCE_CUBE_PICKS
     assert R.highlight_count("cube") == R.RecordName.HIGHLIGHTED_CUBES
     assert R.highlight_binding("cube") == R.RecordName.HIGHLIGHTED_CUBE
     assert R.reference_binding("target") == R.RecordName.REFERENCE_TARGET
@@ -43,7 +45,8 @@ def _source(folder: str) -> str:
 def test_every_declared_name_is_written_by_a_memory_tool():
     tools = _source("memory/tools")
     builders = {R.RecordName.HIGHLIGHTED_CUBES: "highlight_count(", R.RecordName.HIGHLIGHTED_CUBE: "highlight_binding(",
-                R.RecordName.REFERENCE_CUBE: "reference_binding(", R.RecordName.REFERENCE_TARGET: "reference_binding("}
+                R.RecordName.REFERENCE_CUBE: "reference_binding(", R.RecordName.REFERENCE_TARGET: "reference_binding(",
+                R.RecordName.REFERENCE_CUBE_PICKS: "reference_picks("}
     for attr, name in vars(R.RecordName).items():
         if attr.isupper():
             assert f"RecordName.{attr}" in tools or builders.get(name, "\0") in tools, f"no memory tool writes {name!r}"

@@ -304,7 +304,7 @@ class BinFill(ButtonMixin, RoboMMETask):
 
     def probe_questions(self):
         """Questions for the memory assessment: how many cubes of each goal colour are in the bin?"""
-        return [ProbeQuestion("count", f"how many {c} cubes are in the bin?", deposited(c), self.counts.get(c, 0))
+        return [ProbeQuestion("count", f"how many {c} cubes are in the bin?", deposited(c, "cube"), self.counts.get(c, 0))
                 for c, _ in self.layout.targets]
 
     def truth(self) -> dict:

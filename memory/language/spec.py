@@ -30,7 +30,7 @@ from typing import Any, Protocol
 from memory.language.lexicon import canonical_text
 from memory.language.words import ARRIVAL_WORDS, COUNT_UNITS, DEMO_WORDS, HANDLING_VERBS, HIDING_WORDS, IMMEDIATE_WORDS, PLACING_VERBS, PRESS_WORDS, PROCEDURE_NOUNS, ROUTE_NOUNS, SAME_WORDS
 from memory.store.memory_store import StoreKind
-from memory.language.words import COLOUR_WORDS, LAYOUT_ROLES, OBJECT_ROLES, canonical_role, parse_ordinal
+from memory.language.words import COLOUR_WORDS, LAYOUT_ROLES, OBJECT_ROLES, PART_ROLES, canonical_role, parse_ordinal
 from subgoals.record_names import cover_binding, highlight_binding
 from subgoals.numbers import ADVERB_COUNTS, CARDINAL_WORDS, ORDINAL_PATTERN
 
@@ -232,8 +232,7 @@ class Specifier(Protocol):
 _COLOUR = "|".join(COLOUR_WORDS)
 # the objects a goal names by colour, from the word table (a new object noun is one table entry)
 _OBJ = "|".join(OBJECT_ROLES)
-_PARTS = ("end", "side")  # a peg's parts, which a demonstration can single out too
-_ROLE = "|".join((*OBJECT_ROLES, *_PARTS))  # what a demonstration can single out by what was done to it
+_ROLE = "|".join((*OBJECT_ROLES, *PART_ROLES))  # what a demonstration can single out by what was done to it
 _DEMO = "|".join(DEMO_WORDS)
 _NUM = "|".join(CARDINAL_WORDS) + r"|[0-9]+|a single"
 _ORD = ORDINAL_PATTERN
@@ -319,7 +318,8 @@ _RE_ROUTE_VERB = re.compile(
     r"\b(?:re)?trac(?:e|es|ed|ing)\b|\bnavigat\w*|\bsteer\w*|\bweav\w*|\bredraw\w*|\b(?:way|path|route)s? around\b"
 )
 _RE_PREVIOUS = re.compile(r"\bpreviously\b")
-_RE_LAYOUT = re.compile(r"\b(target|button|bin|box)(?:es|s)?\b")
+# the stable scene items, from the word table (a new scene item is an entry there, not a pattern here)
+_RE_LAYOUT = re.compile(r"\b(" + "|".join(sorted(LAYOUT_ROLES, key=lambda r: (-len(r), r))) + r")(?:es|s)?\b")
 _RE_CLAUSE_BREAK = re.compile(r" [,;] | (?:and )?then | followed by | (?:and )?after that | (?:and )?next | finally | afterwards ")
 # cues that a field was asked for although no value could be read
 _RE_REPEAT_CUE = re.compile(rf"\b(?:{_UNITS}|repeatedly|repeat\w* (?:this|it|that|the action))\b")
@@ -344,7 +344,7 @@ def _same_concept(word: str) -> str | None:
     return role if role in SAME_ROLES else None
 
 
-SAME_ROLES = frozenset({*OBJECT_ROLES, *_PARTS, "target", "container", "button", "box", "bin"})
+SAME_ROLES = frozenset({*OBJECT_ROLES, *PART_ROLES, *LAYOUT_ROLES, "container"})
 """Roles "the same ..." may name besides routes and manners."""
 
 

@@ -12,16 +12,19 @@ probes are not words but a contract: :mod:`subgoals.record_names`.
 
 from __future__ import annotations
 
+from enum import Enum
+
 from subgoals.grammar import DIRECTION_WORDS
 from subgoals.numbers import is_ordinal_word, number_word, ordinal_word, parse_ordinal
 
 __all__ = [
     "APPEARANCE_WORDS", "ARRIVAL_WORDS", "COLOUR_WORDS", "CONCEPT_NOUNS", "CONCEPT_ROLES", "COUNT_UNITS",
-    "COUNT_WORDS", "DEMO_WORDS", "DIRECTION_WORDS", "HANDLING_VERBS", "HIDING_VERBS", "HIDING_WORDS",
-    "HIGHLIGHT_PATTERN", "HISTORY_CLAUSE_WORDS", "HISTORY_MODIFIERS", "IMMEDIATE_WORDS", "LAYOUT_ROLES",
-    "OBJECT_ROLES", "ORDINAL_WORDS", "PLACING_VERBS", "POSITION_WORDS", "PRESS_WORDS", "PROCEDURE_NOUNS", "ROLE_SYNONYMS",
-    "ROUTE_NOUNS", "SAME_WORDS", "canonical_role", "colour_of", "is_ordinal_word", "number_word",
-    "ordinal_word", "parse_ordinal",
+    "COUNT_WORDS", "DEFAULT_OBJECT_ROLE", "DEMO_WORDS", "DIRECTION_WORDS", "HANDLING_VERBS", "HIDING_VERBS", "HIDING_WORDS",
+    "HIGHLIGHT_PATTERN", "HISTORY_CLAUSE_WORDS", "HISTORY_MODIFIERS", "IMMEDIATE_WORDS", "KNOWN_ROLES", "LAYOUT_ROLES",
+    "OBJECT_PARTS", "OBJECT_ROLES", "ORDINAL_WORDS", "PART_ROLES", "PLACING_VERBS", "POSITION_WORDS", "PRESS_WORDS",
+    "PROCEDURE_NOUNS", "ROLE_SYNONYMS", "ROUTE_NOUNS", "SAME_WORDS", "SCENE_ITEM_KINDS", "SceneItemKind", "TOOL_ROLES", "canonical_role",
+    "colour_of", "is_known_noun", "is_ordinal_word", "number_word", "object_role", "ordinal_word", "parse_ordinal",
+    "scene_items_of_kind",
 ]
 
 COLOUR_WORDS: tuple[str, ...] = ("red", "green", "blue", "yellow", "cyan", "magenta")
@@ -58,7 +61,19 @@ CONCEPT_ROLES: dict[str, str] = {"container": "cover"}
 """Canonical noun -> the role the memory's records use, where the two differ (a *container* is what
 the records call a *cover*); every other concept is its own role."""
 
-EXTRA_ROLES: tuple[str, ...] = ("stick", "end", "side")
+OBJECT_PARTS: dict[str, tuple[str, ...]] = {"peg": ("end", "side")}
+"""Object role -> the parts of it a goal or a demonstration can single out ("the same end"). An
+object with parts is grasped *by* a part, so what the memory keeps about a demonstration that
+singles it out is the grasp (which part, and where it went), not only which object it was."""
+
+TOOL_ROLES = frozenset({"peg"})
+"""Object roles the robot can hold to move another object with (a manner's tool): taking hold of
+one starts a push with a tool, not a pick of the moved object."""
+
+PART_ROLES: tuple[str, ...] = tuple(dict.fromkeys(p for parts in OBJECT_PARTS.values() for p in parts))
+"""Every part role of :data:`OBJECT_PARTS` (``end``, ``side``)."""
+
+EXTRA_ROLES: tuple[str, ...] = ("stick", *PART_ROLES)
 """Roles that are no object concept of a goal but appear in subgoals (the stick, a peg's end or side)."""
 
 
@@ -77,7 +92,29 @@ def _role_synonyms() -> dict[str, str]:
 ROLE_SYNONYMS: dict[str, str] = _role_synonyms()
 """Surface noun (singular or plural) -> role, derived from :data:`CONCEPT_NOUNS`."""
 
-LAYOUT_ROLES = frozenset({"target", "button", "bin", "box"})
+class SceneItemKind(str, Enum):
+    """What a stable scene item is for, which decides the state a goal about it asks to keep."""
+
+    PLACE = "place"
+    """Objects are set on it or arrive at it: arrivals are counted, demonstrated places listed."""
+    SWITCH = "switch"
+    """Pressed to finish or to mark a moment."""
+    RECEPTACLE = "receptacle"
+    """Swallows what is put into it: deposits are counted per kind, since the view no longer shows them."""
+    SOCKET = "socket"
+    """Something is inserted into it."""
+
+
+SCENE_ITEM_KINDS: dict[str, SceneItemKind] = {
+    "target": SceneItemKind.PLACE,
+    "button": SceneItemKind.SWITCH,
+    "bin": SceneItemKind.RECEPTACLE,
+    "box": SceneItemKind.SOCKET,
+}
+"""Role of a stable scene item -> what it is for. A new scene item is one entry here besides its
+nouns in :data:`CONCEPT_NOUNS`."""
+
+LAYOUT_ROLES = frozenset(SCENE_ITEM_KINDS)
 """Roles of stable scene items that go to the layout store."""
 
 OBJECT_ROLES: tuple[str, ...] = tuple(
@@ -88,6 +125,14 @@ OBJECT_ROLES: tuple[str, ...] = tuple(
 concept that is neither a cover nor a stable scene item, in table order. Derived from
 :data:`CONCEPT_NOUNS`, so a new object noun is still one entry there: the specifier's object
 patterns are built from this tuple."""
+
+DEFAULT_OBJECT_ROLE: str = OBJECT_ROLES[0]
+"""The role records use for an object the goal names by no noun of the table ("the highlighted
+ones"): the table's first object concept. A reader that falls back to it reports the missing noun
+(:func:`memory.language.state_kinds.unserved_of`); it never decides *whether* a state is kept."""
+
+KNOWN_ROLES = frozenset(ROLE_SYNONYMS.values())
+"""Every role a noun of the table maps to (objects, covers, scene items, extra roles)."""
 
 HISTORY_MODIFIERS: dict[str, str] = {
     "highlighted": "highlighted",
@@ -176,6 +221,26 @@ def canonical_role(noun: str) -> str:
     if w.endswith("s") and w[:-1] in ROLE_SYNONYMS:
         return ROLE_SYNONYMS[w[:-1]]
     return w
+
+
+def scene_items_of_kind(roles, kind: SceneItemKind) -> tuple[str, ...]:
+    """The roles among ``roles`` whose scene-item kind (:data:`SCENE_ITEM_KINDS`) is ``kind``, in order."""
+    return tuple(r for r in roles if SCENE_ITEM_KINDS.get(r) == kind)
+
+
+def object_role(phrase: str) -> str | None:
+    """The object role a phrase names by its head noun (``"red block" -> "cube"``), or ``None`` when
+    its head is no object noun of the table (a scene item, a cover, an unknown word)."""
+    words = phrase.split()
+    if not words:
+        return None
+    role = canonical_role(words[-1])
+    return role if role in OBJECT_ROLES else None
+
+
+def is_known_noun(word: str) -> bool:
+    """Whether ``word`` (singular or plural) is a noun of the table: a concept's surface word or an extra role."""
+    return canonical_role(word) in KNOWN_ROLES
 
 
 def colour_of(words) -> str | None:

@@ -27,8 +27,12 @@ the current view cannot tell which one it was. This tool reads the video:
    within ``follow_px``), so a swap that moves it (two cubes exchanging places along two lanes)
    carries the record with it.
 
-At the first live frame the answer becomes an entity record ``"<colour> cube"`` with the binding
-``"reference cube"`` (status ``verified``) that structured access reads for "the correct cube".
+Which kind of object it is comes from the episode's state (a
+:class:`~memory.language.state_kinds.DemonstratedObject` and its role from the word table), not from
+this module: the pixel readers below follow colour blobs of any object (their sizes were measured on
+cubes). At the first live frame the answer becomes an entity record ``"<colour> <role>"`` with the
+binding ``reference_binding(role)`` (``"reference cube"`` for cubes, status ``verified``) that
+structured access reads for "the correct cube".
 Live, the tool keeps the record's place current (the robot puts the cube back a little off) and
 counts the picks of that cube: a grip that held something apart and rose from the cube's place,
 then a release (the hand's own finger and joint readings, :mod:`memory.events.lift`); where the
@@ -46,6 +50,7 @@ from memory.control.count_gate import CountGate
 from memory.events import GRIPPER_LIVE, LIFT_LIVE, DescentConfig, DescentDetector, events_for
 from memory.contract.frames import Frame
 from memory.language.needs import Need
+from memory.language.state_kinds import DemonstratedObject, state_kinds_of
 from memory.store.records import EntityRecord, EntityStatus, ProgressRecord, Source
 from memory.language.spec import MemorySpec, ReadKind
 from memory.store.memory_store import MemoryStore
@@ -55,16 +60,21 @@ from memory.perception.blobs import Blob, bare_table, colour_mask, find_blobs
 from memory.tools.cover_binding import local_centre
 from memory.tools.scene_layout import layout_points
 from memory.language.words import COLOUR_WORDS
-from subgoals.record_names import RecordName, reference_binding
+from subgoals.record_names import reference_binding, reference_picks
 from subgoals import phrases
 from subgoals.edits import Replace, SubgoalEdit
 from subgoals.actions import Action, action_of
 from subgoals.grammar import Point, try_parse
 from memory.tools.groups import ToolGroup
 
-__all__ = ["DemoHandledTool", "HandledThresholds"]
+__all__ = ["DemoHandledTool", "HandledThresholds", "key_for"]
 
-KEY = "demo/reference cube"
+
+
+def key_for(role: str) -> str:
+    """The store key of the demonstrated object of ``role`` (``"demo/reference cube"``)."""
+    return f"demo/{reference_binding(role)}"
+
 COUNT_KEY = "progress/repicks"
 
 
@@ -142,6 +152,7 @@ class DemoHandledTool(Tool):
         return (self.config, self.descent_config, GRIPPER_LIVE, LIFT_LIVE)
 
     def _reset_state(self) -> None:
+        self.role: str | None = None  # the demonstrated object's role (the episode's DemonstratedObject)
         self.slots: list[_Slot] = []
         self._slots_fixed = False
         self.handled: int | None = None
@@ -175,6 +186,8 @@ class DemoHandledTool(Tool):
     def reset(self, spec: MemorySpec, store: MemoryStore) -> None:
         self._reset_state()
         self.active = self.enabled_by(spec)
+        state = next((s for s in state_kinds_of(spec) if isinstance(s, DemonstratedObject)), None)
+        self.role = None if state is None else state.role
         # "pick up the same block ... three times"; without a count the goal asks for one pick
         self.target = spec.repetitions or 1
         self.picks = CountGate(self.target)
@@ -306,7 +319,7 @@ class DemoHandledTool(Tool):
             if colour is not None:
                 self.handled, self.colour, self.pos = slot, colour, (float(at[0]), float(at[1]))
                 self._phase = "follow"
-                self._events.append(f"{step}: {colour} cube grasped at {tuple(round(v) for v in self._grasp[1])} "
+                self._events.append(f"{step}: {colour} {self.role} grasped at {tuple(round(v) for v in self._grasp[1])} "
                                     f"(by grasp); set down at {tuple(round(v) for v in self.pos)}")
                 return
         risen = [i for i, s in enumerate(self.slots) if s.rise >= self.config.rise_px]
@@ -317,7 +330,7 @@ class DemoHandledTool(Tool):
         s = self.slots[self.handled]
         self.colour, self.pos = s.colour, s.track or s.pos
         self._phase = "follow"
-        self._events.append(f"{step}: {s.colour} cube from {tuple(round(v) for v in s.pos)} was handled "
+        self._events.append(f"{step}: {s.colour} {self.role} from {tuple(round(v) for v in s.pos)} was handled "
                             f"(by pixels; away {s.disturbed} frames); at rest at {tuple(round(v) for v in self.pos)}")
 
     def _follow(self, rgb: np.ndarray) -> bool:
@@ -347,7 +360,7 @@ class DemoHandledTool(Tool):
             self._phase = "live"
             ok = True
         if not ok:
-            self._events.append("no answer: the handled cube was not seen lifted and put down")
+            self._events.append(f"no answer: the handled {self.role} was not seen lifted and put down")
             return
         if frame.rgb is not None:  # the whole blob's centroid, not the tracking window's (one cube's blob only)
             near = [b for b in self._blobs(frame.rgb, [self.colour])
@@ -356,13 +369,14 @@ class DemoHandledTool(Tool):
                 b = min(near, key=lambda b: b.distance(self.pos))
                 self.pos = (b.y, b.x)
         point = Point(int(round(self.pos[0])), int(round(self.pos[1])))
-        self.commit(store, KEY, EntityRecord(identity=f"{self.colour} cube", role="cube", position=point.as_tuple(),
-                                             binding=reference_binding("cube"), status=EntityStatus.VERIFIED,
+        self.commit(store, key_for(self.role), EntityRecord(identity=f"{self.colour} {self.role}", role=self.role,
+                                                            position=point.as_tuple(), binding=reference_binding(self.role),
+                                                            status=EntityStatus.VERIFIED,
                                              source=Source.DEMONSTRATION),
                     step=frame.step, reason="handled in the video, at rest again, followed to the end", accepted=True)
-        self.commit(store, COUNT_KEY, ProgressRecord(name=RecordName.REFERENCE_CUBE_PICKS, count=0, target=self.target), step=frame.step,
+        self.commit(store, COUNT_KEY, ProgressRecord(name=reference_picks(self.role), count=0, target=self.target), step=frame.step,
                     reason=f"goal asks for {self.target} picks", accepted=True)
-        self._events.append(f"{frame.step}: correct cube = {self.colour} at {point}")
+        self._events.append(f"{frame.step}: correct {self.role} = {self.colour} at {point}")
 
     # ------------------------------------------------------------------ live
     def _live(self, frame: Frame, store: MemoryStore) -> None:
@@ -374,11 +388,11 @@ class DemoHandledTool(Tool):
         if any(e.kind == "release" for e in events_for(store).events(frame, GRIPPER_LIVE)):
             if self._picked():
                 self.picks.add()
-                self.commit(store, COUNT_KEY, ProgressRecord(name=RecordName.REFERENCE_CUBE_PICKS, count=self.count, target=self.target),
+                self.commit(store, COUNT_KEY, ProgressRecord(name=reference_picks(self.role), count=self.count, target=self.target),
                             step=frame.step, accepted=True,
-                            reason=("the hand lifted something from the cube's place, then released it" if self._lift.sensing
-                                    else "the cube left its place in a closed grip, then was released"))
-                self._events.append(f"{frame.step}: pick {self.count} of the correct cube done")
+                            reason=(f"the hand lifted something from the {self.role}'s place, then released it"
+                                    if self._lift.sensing else f"the {self.role} left its place in a closed grip, then was released"))
+                self._events.append(f"{frame.step}: pick {self.count} of the correct {self.role} done")
             self._lifted, self._away, self._took = False, 0, None
         if frame.rgb is None:
             return
@@ -399,10 +413,11 @@ class DemoHandledTool(Tool):
         if b.distance(self.pos) <= 1.0 or self._merged(b):
             return  # a look-alike touching it pulls the blob's centroid off the cube: keep the place
         self.pos = (b.y, b.x)
-        rec = store.get(KEY)
+        rec = store.get(key_for(self.role))
         p = (int(round(b.y)), int(round(b.x)))
         if isinstance(rec, EntityRecord) and rec.position is not None and np.hypot(p[0] - rec.position[0], p[1] - rec.position[1]) > 2:
-            self.commit(store, KEY, rec.evolve(position=p), step=frame.step, reason="the cube rests a little further",
+            self.commit(store, key_for(self.role), rec.evolve(position=p), step=frame.step,
+                        reason=f"the {self.role} rests a little further",
                         accepted=True)
 
     def _picked(self) -> bool:
@@ -420,7 +435,7 @@ class DemoHandledTool(Tool):
         return bool(self.slots) and blob.area > 1.4 * min(s.area for s in self.slots)
 
     def reground(self, entity: EntityRecord, frame: Frame) -> Point | None:
-        if (not self.active or frame.rgb is None or entity.binding != reference_binding("cube")
+        if (not self.active or frame.rgb is None or entity.binding != reference_binding(self.role)
                 or entity.position is None or self.colour is None):
             return None
         near = [b for b in self._blobs(frame.rgb, [self.colour]) if b.distance(entity.position) <= self.config.reground_px]
@@ -437,7 +452,7 @@ class DemoHandledTool(Tool):
 
     # ------------------------------------------------------------------ gate
     def gate(self, proposed: str, store: MemoryStore) -> SubgoalEdit | None:
-        if not self.active or store.get(KEY) is None:
+        if not self.active or store.get(key_for(self.role)) is None:
             return None
         return self.latched((proposed, self.count), lambda: self._decide(proposed, store))[0]
 
@@ -448,13 +463,13 @@ class DemoHandledTool(Tool):
         action = action_of(sg)
         verdict = self.picks.verdict(stops=action is Action.PRESS, continues=action is Action.PICK)
         if verdict == "continue":
-            rec = store.get(KEY)
+            rec = store.get(key_for(self.role))
             if self._last_rgb is None or not isinstance(rec, EntityRecord):
                 return None
             p = self.reground(rec, Frame(step=0, rgb=self._last_rgb))
             if p is None:
                 return None
-            return Replace(phrases.pick("correct cube", p, time=min(self.count + 1, 10)))
+            return Replace(phrases.pick(f"correct {self.role}", p, time=min(self.count + 1, 10)))
         if verdict == "stop":
             buttons = layout_points(store, "button")
             if not buttons:

@@ -34,8 +34,11 @@ holding the carried colour when it opened, with the hand over the bin, stands in
 there (the vanishing and landing checks above still decide).
 
 Cubes that appear later on the table change nothing: only a vanishing at the bin after a release
-counts. Each colour's count is a ``progress/deposited <colour> cube`` record (target: the goal's
-count for that colour, 0 for the others).
+counts. Each colour's count is a ``progress/deposited <colour> <role>`` record (target: the goal's
+count for that colour, 0 for the others), where the role (``cube``) and the receptacle (``bin``)
+are the parameters of the episode's count of deposits
+(:class:`~memory.language.state_kinds.Count`, roles from the word table), not words of this module;
+the pixel readers (colour blobs, the receptacle's dark floor) were measured on cubes and a bin.
 
 The gate (read kind ``count_gate``) fires at the decisions the deposits settle: a proposal to
 pick up a cube or to press the button. While some goal colour is still owed, a press or a pick of a
@@ -60,6 +63,7 @@ from memory.control.count_gate import CountGates
 from memory.events import GRIPPER_LIVE, LIFT_LIVE, events_for
 from memory.contract.frames import Frame
 from memory.language.needs import Need
+from memory.language.state_kinds import Count, CountEvent, state_kinds_of
 from memory.store.records import LayoutRecord, ProgressRecord
 from memory.language.spec import MemorySpec, ReadKind
 from memory.store.memory_store import MemoryStore
@@ -67,7 +71,7 @@ from memory.contract.render_need import RenderNeed
 from memory.tools.base import Tool, register_tool
 from memory.perception.blobs import Blob, find_blobs
 from memory.tools.scene_layout import layout_points
-from memory.language.words import COLOUR_WORDS, colour_of
+from memory.language.words import COLOUR_WORDS, DEFAULT_OBJECT_ROLE, colour_of
 from subgoals import phrases
 from subgoals.edits import Abstain, Replace, SubgoalEdit
 from subgoals.actions import Action, action_of
@@ -75,12 +79,17 @@ from subgoals.grammar import try_parse
 from subgoals.record_names import deposited
 from memory.tools.groups import ToolGroup
 
-BIN_KEY = "layout/bin"
 _EIGHT = np.ones((3, 3), dtype=bool)
 
 
-def key_for(colour: str) -> str:
-    return f"progress/deposited {colour} cube"
+def key_for(colour: str, role: str) -> str:
+    """The store key of the count of deposited objects of ``role`` and ``colour``."""
+    return f"progress/{deposited(colour, role)}"
+
+
+def receptacle_key(receptacle: str) -> str:
+    """The store key of the receptacle's layout record (``"layout/bin"``)."""
+    return f"layout/{receptacle}"
 
 
 def dark_squares(rgb: np.ndarray, top_margin: int = 40, max_value: int = 50) -> list[tuple[float, float, int]]:
@@ -154,6 +163,8 @@ class DepositCounter(Tool):
             carry_frames=carry_frames,
         )
         self.goal: dict[str, int] = {}
+        self.role: str = DEFAULT_OBJECT_ROLE  # what is counted, and into what: set from the count of deposits at reset
+        self.receptacle: str | None = None
 
     def thresholds(self) -> tuple:
         return (self.config, GRIPPER_LIVE, LIFT_LIVE)
@@ -166,6 +177,11 @@ class DepositCounter(Tool):
             if c is not None:
                 self.goal[c] = self.goal.get(c, 0) + int(n)
         self.active = self.enabled_by(spec)
+        state = next((s for s in state_kinds_of(spec) if isinstance(s, Count) and s.event is CountEvent.DEPOSIT), None)
+        # what is counted and where it goes: the count's parameters (an object noun the table lacks
+        # keeps the table's default role for its records; the layer reports the noun as unserved)
+        self.role = state.roles[0] if state is not None and state.roles else DEFAULT_OBJECT_ROLE
+        self.receptacle = None if state is None else state.receptacle
         self.tally = CountGates(self.goal, COLOUR_WORDS)
         self.bin: tuple[float, float] | None = None
         self._bin_seen: list[tuple[float, float]] = []
@@ -195,8 +211,9 @@ class DepositCounter(Tool):
         if self.active:
             for c in COLOUR_WORDS:
                 if c in self.goal:
-                    store.add(key_for(c), ProgressRecord(name=deposited(c), count=0, target=self.goal[c]),
-                              step=store.last_step or 0, reason=f"goal asks for {self.goal[c]} {c} cube(s) in the bin")
+                    store.add(key_for(c, self.role), ProgressRecord(name=deposited(c, self.role), count=0, target=self.goal[c]),
+                              step=store.last_step or 0,
+                              reason=f"goal asks for {self.goal[c]} {c} {self.role}(s) in the {self.receptacle}")
 
     # ------------------------------------------------------------------ evidence
     def _read_bin(self, rgb: np.ndarray, step: int, store: MemoryStore) -> None:
@@ -206,8 +223,9 @@ class DepositCounter(Tool):
         y, x, _ = squares[0]
         if any(np.hypot(y - py, x - px) <= 3 for py, px in self._bin_seen):
             self.bin = (y, x)
-            self.commit(store, BIN_KEY, LayoutRecord(role="bin", label="bin", position=(int(round(y)), int(round(x)))),
-                        step=step, reason="dark bin floor seen twice at the same place", accepted=True)
+            self.commit(store, receptacle_key(self.receptacle),
+                        LayoutRecord(role=self.receptacle, label=self.receptacle, position=(int(round(y)), int(round(x)))),
+                        step=step, reason=f"dark {self.receptacle} floor seen twice at the same place", accepted=True)
         self._bin_seen.append((y, x))
 
     def _near_bin(self, b: Blob, radius: float | None = None) -> bool:
@@ -351,7 +369,7 @@ class DepositCounter(Tool):
             self.tally.add(c.colour)
             self._vanished = [(step, c)]
             self.log.append((step, c.colour))
-            self._commit(c.colour, step, store, f"released at the bin; the {c.colour} cube held there vanished")
+            self._commit(c.colour, step, store, f"released at the {self.receptacle}; the {c.colour} {self.role} held there vanished")
             return
         if rel.frames_left <= 0:
             self._release = None
@@ -366,14 +384,14 @@ class DepositCounter(Tool):
                                 and not self._standing_since(b, t - self.config.standing_age) for b in blobs):
                 self.tally.add(c.colour, -1)
                 self.taken_back += 1
-                self._commit(c.colour, step, store, f"the {c.colour} cube is back where it vanished: no deposit")
+                self._commit(c.colour, step, store, f"the {c.colour} {self.role} is back where it vanished: no deposit")
                 continue
             kept.append((t, c))
         self._vanished = kept
 
     def _commit(self, colour: str, step: int, store: MemoryStore, reason: str) -> None:
-        self.commit(store, key_for(colour),
-                    ProgressRecord(name=deposited(colour), count=self.deposited[colour],
+        self.commit(store, key_for(colour, self.role),
+                    ProgressRecord(name=deposited(colour, self.role), count=self.deposited[colour],
                                    target=self.goal.get(colour, 0)),
                     step=step, reason=reason, accepted=True)
 
@@ -446,8 +464,8 @@ class DepositCounter(Tool):
             point = self._pick_point(c)
             if point is not None:
                 k = self.deposited[c] + 1
-                return Replace(phrases.pick(f"{c} cube", point, rank=min(k, 10)))
-        return Abstain(f"{', '.join(owed)} still owed, but no such cube is visible away from the bin")
+                return Replace(phrases.pick(f"{c} {self.role}", point, rank=min(k, 10)))
+        return Abstain(f"{', '.join(owed)} still owed, but no such {self.role} is visible away from the {self.receptacle}")
 
     def diagnostics(self) -> dict:
         return {"active": self.active, "goal": dict(self.goal), "deposited": {c: n for c, n in self.deposited.items() if n},

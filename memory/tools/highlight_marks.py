@@ -18,8 +18,10 @@ Evidence chain:
    surface's (``_on_surface_disc``); it is found again only where it is known to stand.
 2. **Persistence.** A marked cube seen marked on ``confirm_frames`` consecutive observed frames,
    at the same place (``match_px``) and of the same look (colour word, or hue), becomes an entity record: identity
-   ``"<colour> cube"``, binding ``"highlighted cube"``, status ``verified``, plus the relation
-   record ``<colour> cube on highlight``. A one-frame sighting stays a candidate and is never read.
+   ``"<colour> <role>"``, binding ``"highlighted <role>"``, status ``verified``, plus the relation
+   record ``<colour> <role> on highlight``. The role (``cube``) is the parameter of the episode's
+   :class:`~memory.language.state_kinds.Mark` (the word table's role of the noun the goal names),
+   not a word of this module; the pixel readers were measured on cubes. A one-frame sighting stays a candidate and is never read.
 3. **Window.** Once marks have been seen and then no marked cube is found for ``close_frames``
    consecutive frames, the marking window is over: later white near a cube (the arm, the gripper)
    adds nothing.
@@ -43,6 +45,7 @@ import numpy as np
 from memory.contract.frames import Frame
 from memory.events import GRIPPER_LIVE, events_for
 from memory.language.needs import Need
+from memory.language.state_kinds import Mark, state_kinds_of
 from memory.store.records import EntityRecord, EntityStatus, ProgressRecord, RelationRecord, Source
 from memory.language.spec import MemorySpec
 from memory.store.memory_store import MemoryStore
@@ -54,7 +57,7 @@ from scipy import ndimage
 
 from memory.perception.scene_objects import (circular_mean_hue, find_scene_objects, label_hue, look_label,
                                               looks_like_surface, same_look, surface_look, surface_of)
-from memory.language.words import COLOUR_WORDS, canonical_role, colour_of
+from memory.language.words import COLOUR_WORDS, DEFAULT_OBJECT_ROLE, colour_of
 from subgoals.record_names import highlight_binding, highlight_count
 from subgoals.grammar import Point, try_parse
 from memory.tools.groups import ToolGroup
@@ -181,7 +184,7 @@ class HighlightMarkTool(Tool):
             reground_px=reground_px, min_area=min_area, max_area=max_area, min_disc_white=min_disc_white,
         )
         self.active = False
-        self.role = "cube"
+        self.role = DEFAULT_OBJECT_ROLE  # the marked objects' role: the episode's Mark's, set at reset
         self._marks: list[_Mark] = []
         self._open = True
         self._quiet = 0
@@ -198,12 +201,10 @@ class HighlightMarkTool(Tool):
     def reset(self, spec: MemorySpec, store: MemoryStore) -> None:
         self.active = self.enabled_by(spec)
         self.binding = None
-        self.role = "cube"
-        for phrase in spec.watch:
-            if phrase.startswith(highlight_binding("")):
-                self.role = canonical_role(phrase.split()[-1])
-        if self.role == "object":
-            self.role = "cube"
+        # the role of the marked objects is the Mark's parameter (the word table's role of the noun the
+        # goal names; without one, the table's default object role, which the layer reports as unserved)
+        state = next((s for s in state_kinds_of(spec) if isinstance(s, Mark)), None)
+        self.role = DEFAULT_OBJECT_ROLE if state is None else state.role
         self.binding = highlight_binding(self.role)
         self._marks = []
         self._open = True
@@ -345,7 +346,7 @@ class HighlightMarkTool(Tool):
                     step=frame.step, reason=f"white mark around the {identity} on {m.streak} frames in a row", accepted=True)
         self.commit(store, f"relation/{m.key}", RelationRecord(subject=m.key, relation="on", object="highlight",
                                                                 status=EntityStatus.VERIFIED, source=Source.LIVE),
-                    step=frame.step, reason="mark under the cube", accepted=True)
+                    step=frame.step, reason=f"mark under the {self.role}", accepted=True)
         self._count(store, frame.step)
         self._events.append(f"{frame.step}: {identity} highlighted at {point}")
 
@@ -383,7 +384,7 @@ class HighlightMarkTool(Tool):
             record = store.get(m.key)
             if isinstance(record, EntityRecord):
                 self.commit(store, m.key, record.evolve(binding=PICKED_PREFIX + self.binding), step=frame.step,
-                            reason="its cube left its spot while the gripper was closed, then was released",
+                            reason=f"its {self.role} left its spot while the gripper was closed, then was released",
                             accepted=True)
             self._events.append(f"{frame.step}: {m.colour} {self.role} at {tuple(round(v) for v in m.pos)} picked")
         self._count(store, frame.step)

@@ -26,6 +26,12 @@ the end nearer the robot, at the top of the image, or "far"): the hand's point w
 down to the table, projected into the image with the fixed front camera's calibration
 (:data:`FRONT_CAMERA`), lies on one half of the bar's first-frame pixels.
 
+Which object is moved and which is the tool are the roles of the episode's
+:class:`~memory.language.state_kinds.DemonstratedManner` (the word table's: an object role, and a role
+listed in ``TOOL_ROLES``), so the steps and sentences name whatever the goal names; the pixel
+readers do not follow them: the moved object is the largest red blob and the tool a pale warm bar,
+the looks of the benchmark's cube and peg.
+
 The gate (read kind ``procedure_reference``): a proposal that starts a different procedure than the
 verified one ("pick up the cube at ..." when the video pushed it, ...) is rewritten into the first
 step of the demonstrated procedure, with every object it names found in the latest live frame from
@@ -43,13 +49,14 @@ from scipy import ndimage
 from memory.robot.arm_view import FRONT_CAMERA, panda_tcp, to_pixel
 from memory.contract.frames import Frame
 from memory.language.needs import Need
+from memory.language.state_kinds import DemonstratedManner, state_kinds_of
 from memory.store.records import Source, TrajectoryRecord
 from memory.language.spec import MemorySpec, ReadKind
 from memory.store.memory_store import MemoryStore
 from memory.contract.render_need import RenderNeed
 from memory.tools.base import Tool, register_tool
 from memory.perception.blobs import find_blobs, hsv
-from memory.language.words import ROLE_SYNONYMS
+from memory.language.words import DEFAULT_OBJECT_ROLE, OBJECT_ROLES, ROLE_SYNONYMS, TOOL_ROLES
 from subgoals import phrases
 from subgoals.actions import Action, action_of
 from subgoals.edits import Abstain, Replace, SubgoalEdit
@@ -59,7 +66,7 @@ from memory.tools.groups import ToolGroup
 
 __all__ = [
     "FRONT_CAMERA",
-    "MANNER_STEPS",
+    "manner_steps",
     "MannerReader",
     "MannerThresholds",
     "bar_ends",
@@ -142,28 +149,37 @@ def _red_blob(rgb: np.ndarray):
 
 
 # ------------------------------------------------------------------ procedures
-MANNER_STEPS: dict[str, tuple[str, ...]] = {
-    "tool_push": ("pick up the peg", "hook the cube to the target with the peg"),
-    "finger_push": ("close the gripper and push the cube to the target",),
-    "grasp_place": ("pick up the cube", "place the cube onto the target"),
-}
+def manner_steps(moved: str, tool: str | None) -> dict[str, tuple[str, ...]]:
+    """The steps of each manner of bringing an object of role ``moved`` to the target, a tool push
+    holding an object of role ``tool`` (both from the episode's
+    :class:`~memory.language.state_kinds.DemonstratedManner`: ``cube`` and ``peg``)."""
+    return {
+        "tool_push": (f"pick up the {tool}", f"hook the {moved} to the target with the {tool}"),
+        "finger_push": (f"close the gripper and push the {moved} to the target",),
+        "grasp_place": (f"pick up the {moved}", f"place the {moved} onto the target"),
+    }
+
 
 def proposal_manner(text: str) -> tuple[str, bool] | None:
     """(manner a proposal belongs to, whether it is that manner's first step), or ``None``, from the
-    typed subgoal, whatever its wording: taking hold of the tool (a peg, by the word table) starts a
-    tool push and pushing something *with* it continues one; pushing without a tool is a finger push
-    (its only step); taking hold of the moved object starts a grasp-and-place and placing it ends one."""
+    typed subgoal, whatever its wording: taking hold of a tool (an object role the word table lists
+    in ``TOOL_ROLES``) starts a tool push and pushing something *with* one continues it; pushing
+    without a tool is a finger push (its only step); taking hold of another object (the moved one)
+    starts a grasp-and-place and placing it ends one."""
     sg = try_parse(text)
     if sg is None:
         return None
     act = action_of(sg)
     roles = [ROLE_SYNONYMS.get(np_.head.lower()) for np_ in sg.noun_phrases]
     first = roles[0] if roles else None
+    moved = first in OBJECT_ROLES and first not in TOOL_ROLES
     if act == Action.PICK:
-        return {"peg": ("tool_push", True), "cube": ("grasp_place", True)}.get(first)
+        if first in TOOL_ROLES:
+            return "tool_push", True
+        return ("grasp_place", True) if moved else None
     if act == Action.PUSH:
-        return ("tool_push", False) if "peg" in roles[1:] else ("finger_push", True)
-    if act == Action.PLACE and first == "cube":
+        return ("tool_push", False) if any(r in TOOL_ROLES for r in roles[1:]) else ("finger_push", True)
+    if act == Action.PLACE and moved:
         return "grasp_place", False
     return None
 
@@ -209,6 +225,10 @@ class MannerReader(Tool):
 
     def reset(self, spec: MemorySpec, store: MemoryStore) -> None:
         self.active = self.enabled_by(spec)
+        # the moved object and the tool are the episode's DemonstratedManner's roles (word table)
+        state = next((s for s in state_kinds_of(spec) if isinstance(s, DemonstratedManner)), None)
+        self.moved = DEFAULT_OBJECT_ROLE if state is None else state.role
+        self.tool = None if state is None or not state.tools else state.tools[0]
         self._bar0: np.ndarray | None = None
         self._bar0_far: np.ndarray | None = None
         self._bar0_ends: dict | None = None
@@ -319,18 +339,21 @@ class MannerReader(Tool):
             self.why = "cues disagree"
             return
         if not rested:
-            self.why = "the cube was not seen resting displaced"
+            self.why = f"the {self.moved} was not seen resting displaced"
+            return
+        if self.candidate == "tool_push" and self.tool is None:
+            self.why = "a tool push, but the word table names no tool"
             return
         self.manner = self.candidate
         self.why = "verified"
-        segments = MANNER_STEPS[self.manner]
+        segments = manner_steps(self.moved, self.tool)[self.manner]
         if self.manner == "tool_push" and self.grasped_end is not None:
-            segments = (f"pick up the peg by its {self.grasped_end} end",) + segments[1:]
+            segments = (f"pick up the {self.tool} by its {self.grasped_end} end",) + segments[1:]
         self.commit(
             store, KEY, TrajectoryRecord(name=RecordName.DEMONSTRATED_PROCEDURE, segments=segments, index=0, source=Source.DEMONSTRATION),
             step=step, accepted=True,
             reason=(f"{self.manner}: bar moved first={bar_first}, low travel {self.low_travel:.3f} m, "
-                    f"carry {self.carry_px:.1f} px, cube rested displaced"),
+                    f"carry {self.carry_px:.1f} px, {self.moved} rested displaced"),
         )
 
     # ---------------------------------------------------------------- gate
@@ -370,11 +393,11 @@ class MannerReader(Tool):
             ends = bar_ends(bar_mask(rgb))
             if ends is None:
                 return None
-            return phrases.pick("peg", ends[self.grasped_end or "near"])
+            return phrases.pick(self.tool, ends[self.grasped_end or "near"])
         if red is None:
             return None
         if manner == "grasp_place":
-            return phrases.pick("cube", red.point)
+            return phrases.pick(self.moved, red.point)
         goal = purple_point(rgb)
         if goal is None:
             return None

@@ -26,6 +26,11 @@ demonstration"``, position = the grasp point, status ``verified``) and one
 end"``, ``"insert from the <left|right> side"``) only when all of it was seen. Otherwise nothing is
 written and the gate abstains.
 
+Which object is grasped is the role of the episode's
+:class:`~memory.language.state_kinds.DemonstratedGrasp` (an object the word table gives parts),
+so proposals are matched and sentences written with that role; the record names stay the audit's
+contract (:mod:`subgoals.record_names`), and the pixel readers follow the benchmark's bars.
+
 The gate (read kind ``demo_reference``): a pick of a bar is rewritten to the grasped end of the
 demonstrated bar, after checking in the latest live frame that the bar is back at its first-frame
 place (its footprint's pixels match the video's first frame again); an insertion from the other side
@@ -42,6 +47,7 @@ from scipy import ndimage
 from memory.events import DescentConfig, events_for
 from memory.contract.frames import Frame
 from memory.language.needs import Need
+from memory.language.state_kinds import DemonstratedGrasp, state_kinds_of
 from memory.store.records import EntityRecord, EntityStatus, Source, TrajectoryRecord
 from memory.language.spec import MemorySpec, ReadKind
 from memory.store.memory_store import MemoryStore
@@ -57,25 +63,32 @@ from memory.robot.arm_view import FRONT_CAMERA, panda_tcp, to_pixel  # noqa: F40
 
 __all__ = ["FRONT_CAMERA", "PegReader", "PegThresholds", "to_pixel"]  # the camera helpers live in manner_reader
 
-ENTITY_KEY = "demo/grasped peg end"
+ENTITY_KEY = "demo/grasped end"  # the grasped end of the demonstrated object (record: RecordName.PEG_END_GRASPED)
 TRAJ_KEY = "trajectory/insertion"
 BINDING = RecordName.PEG_END_GRASPED
 TRAJ_NAME = RecordName.DEMONSTRATED_INSERTION
 
 
 
-def _peg_pick(sg: Subgoal | None) -> Point | None:
-    """Where a proposal picking up the peg grasps it: the first point of its noun phrases, on the peg
-    ("pick up the peg at <y, x> by its far end") or on the end it names ("pick up the peg by grasping
-    the far end at <y, x>", the official wording); None for any other proposal."""
-    if sg is None or sg.verb.lower() != "pick up" or not sg.noun_phrases or sg.noun_phrases[0].head.lower() != "peg":
+def _heads(sg: Subgoal, role: str) -> bool:
+    """Whether the proposal's first noun phrase is headed by the role's own noun (the subgoal
+    language's canonical noun; proposals say "the peg")."""
+    return bool(sg.noun_phrases) and sg.noun_phrases[0].head.lower() == role
+
+
+def _peg_pick(sg: Subgoal | None, role: str) -> Point | None:
+    """Where a proposal picking up the object of ``role`` (the peg) grasps it: the first point of its
+    noun phrases, on the peg ("pick up the peg at <y, x> by its far end") or on the end it names
+    ("pick up the peg by grasping the far end at <y, x>", the official wording); None for any other proposal."""
+    if sg is None or sg.verb.lower() != "pick up" or not _heads(sg, role):
         return None
     return next((np_.point for np_ in sg.noun_phrases if np_.point is not None), None)
 
 
-def _insert_side(sg: Subgoal | None) -> str | None:
-    """The side a proposal "insert the peg ... <left|right> side" inserts from, or None."""
-    if sg is None or sg.verb.lower() != "insert" or not sg.noun_phrases or sg.noun_phrases[0].head.lower() != "peg":
+def _insert_side(sg: Subgoal | None, role: str) -> str | None:
+    """The side a proposal "insert the peg ... <left|right> side" inserts from (the object of
+    ``role``), or None."""
+    if sg is None or sg.verb.lower() != "insert" or not _heads(sg, role):
         return None
     sides = [w.lower() for np_ in sg.noun_phrases if np_.head.lower() == "side"
              for w in np_.modifiers if w.lower() in ("left", "right")]
@@ -140,6 +153,9 @@ class PegReader(Tool):
 
     def reset(self, spec: MemorySpec, store: MemoryStore) -> None:
         self.active = self.enabled_by(spec)
+        # the grasped object's role is the episode's DemonstratedGrasp's (the word table's object with parts)
+        state = next((s for s in state_kinds_of(spec) if isinstance(s, DemonstratedGrasp)), None)
+        self.role: str | None = None if state is None else state.role
         self._rgb0: np.ndarray | None = None
         self._descent = events_for(store).attach(self.descent_config) if self.active else None
         self._lifted = False
@@ -237,7 +253,7 @@ class PegReader(Tool):
             return
         self.side = "left" if dy < 0 else "right"
         self.why = "verified"
-        self.commit(store, ENTITY_KEY, EntityRecord(identity="peg end", role="peg", position=self.grasp_px, binding=BINDING,
+        self.commit(store, ENTITY_KEY, EntityRecord(identity=f"{self.role} end", role=self.role, position=self.grasp_px, binding=BINDING,
                                                     status=EntityStatus.VERIFIED, source=Source.DEMONSTRATION),
                     step=step, accepted=True,
                     reason=f"grasped at {self.grasp_px}; a {area}-px bar left that place; its {self.end} end")
@@ -260,29 +276,29 @@ class PegReader(Tool):
 
     def _decide(self, proposed: str, store: MemoryStore) -> SubgoalEdit | None:
         sg = try_parse(proposed)
-        pick, ins = _peg_pick(sg), _insert_side(sg)
+        pick, ins = _peg_pick(sg, self.role), _insert_side(sg, self.role)
         if pick is None and ins is None:
             return None
         ent, traj = store.get(ENTITY_KEY), store.get(TRAJ_KEY)
         if ent is None or traj is None or not ent.readable or ent.position is None:
             self.abstained += 1
-            return Abstain("no readable demonstrated peg grasp")
+            return Abstain(f"no readable demonstrated {self.role} grasp")
         if ins is not None:
             side = traj.segments[1].split()[3]
             if ins == side:
                 return None
             self.rewrites += 1
-            return Replace(phrases.insert_from_side(side))
+            return Replace(phrases.insert_from_side(side, noun=self.role))
         if self._live_rgb is None or not self._back_in_place(self._live_rgb):
             self.abstained += 1
-            return Abstain("the peg is not back where the demonstration grasped it")
+            return Abstain(f"the {self.role} is not back where the demonstration grasped it")
         y, x = ent.position
         end = traj.segments[0].split()[2]
         py, px = pick.as_tuple()
         if np.hypot(py - y, px - x) <= 2 and f"the {end} end" in proposed:
             return None
         self.rewrites += 1
-        sentence = phrases.pick("peg", (y, x), by_end=end)
+        sentence = phrases.pick(self.role, (y, x), by_end=end)
         moved = SetPoint(0, (y, x))
         if moved.applies_to(proposed) and moved.apply(proposed) == sentence:
             return moved  # only the point was wrong: a slot edit of the proposal
