@@ -51,10 +51,10 @@ from envs.core.probes import ProbeQuestion
 from envs.core.rewording import amounts_values
 from envs.core.sampling import TablePlacer
 from subgoals.numbers import number_word, ordinal_word
+from subgoals.record_names import deposited
 
 OWED = "a cube of a colour still owed"
 """The choice a pick of any colour the bin still lacks makes (the goal sets no order among colours)."""
-from subgoals.record_names import deposited
 
 APPEAR_EVERY = 50  # dynamic mode: cube i >= 1 of a colour appears at step 50·i
 DROP_Z = 0.10  # cube centre height when released over the bin (the walls are 0.05 high)
