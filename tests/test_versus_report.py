@@ -38,6 +38,9 @@ def test_versus_gives_then_and_now_and_whether_memory_held_its_figure():
     assert "| counting | PickXtimes | 100.0 | 100.0 | 100.0 | 90.0 | 1.00 | 0.90 | -10.0 | no |" in lines
     assert "| reference | VideoRepick | 100.0 | 100.0 | 80.0 | 100.0 | 0.80 | 1.00 | +20.0 | yes |" in lines
     assert lines[-1].endswith("| 1/2 tasks |")
+    # exactly the tolerance below (49 of 50 after 50 of 50) holds the figure, whatever the float sum says
+    edge = versus_section(_rows("b" * 40, {"PickXtimes": 49}, n=50), _rows("a" * 40, {"PickXtimes": 50}, n=50))
+    assert "| -2.0 | yes |" in edge
 
 
 def test_versus_refuses_two_backends_and_runs_with_nothing_in_common():

@@ -63,7 +63,7 @@ def versus_section(now: list[Row], then: list[Row], tolerance: float = TOLERANCE
                 cells += ["–", "–"]
             else:
                 delta = 100.0 * (m_now.mean - m_then.mean)
-                ok = delta >= -tolerance
+                ok = round(delta, 6) >= -tolerance  # 0.98 - 1.00 is -2.0000000000000018 in floats
                 if count:
                     held[0] += ok
                     held[1] += 1
