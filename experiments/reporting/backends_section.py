@@ -31,7 +31,8 @@ def common_rows(official: list[Row], ours: list[Row]) -> tuple[list[Row], list[R
     return [r for r in official if _key(r) in both], [r for r in ours if _key(r) in both]
 
 
-def _ratio(num, den) -> str:
+def ratio_cell(num, den) -> str:
+    """``num`` ÷ ``den`` (two summaries' means) as a table cell, ``–`` where either is missing or empty."""
     if num is None or den is None or not den.mean or math.isnan(num.mean) or math.isnan(den.mean):
         return "–"
     return f"{num.mean / den.mean:.2f}"
@@ -62,7 +63,7 @@ def backends_section(official: list[Row], ours: list[Row], suites_only: bool = F
                 if summ is not None:
                     records.append({"suite": suite, "task": task, "condition": a, "backend": side, "mean": summ.mean,
                                     "n_episodes": summ.n_episodes, "n_errors": summ.n_errors})
-        body.append([suite] + ([] if suites_only else [task]) + cells + [_ratio(off.get(key("memory")), off.get(key("oracle")))])
+        body.append([suite] + ([] if suites_only else [task]) + cells + [ratio_cell(off.get(key("memory")), off.get(key("oracle")))])
 
     for t in [] if suites_only else task_order(official):
         line(SUITE_OF.get(t, "?"), t, t_off, t_ours, lambda a, t=t: (t, a))

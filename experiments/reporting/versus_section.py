@@ -11,23 +11,16 @@ better.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from envs.episodes import SUITES
-from experiments.reporting.backends_section import common_rows
+from experiments.reporting.backends_section import common_rows, ratio_cell
 from experiments.reporting.report_sections import SUITE_OF, condition_order, fmt_summary, md_table, task_order
 from experiments.reporting.stats import by_group, by_task
 
 Row = dict[str, Any]
 TOLERANCE_PTS = 2.0
 """How far below its earlier figure the memory arm may land and still count as holding it (points)."""
-
-
-def _ratio(num, den) -> str:
-    if num is None or den is None or not den.mean or math.isnan(num.mean) or math.isnan(den.mean):
-        return "–"
-    return f"{num.mean / den.mean:.2f}"
 
 
 def versus_section(now: list[Row], then: list[Row], tolerance: float = TOLERANCE_PTS) -> str:
@@ -55,8 +48,8 @@ def versus_section(now: list[Row], then: list[Row], tolerance: float = TOLERANCE
         for a in arms:
             cells += [fmt_summary(a_then.get(key(a))), fmt_summary(a_now.get(key(a)))]
         if memory and "oracle" in arms:
-            cells += [_ratio(a_then.get(key("memory")), a_then.get(key("oracle"))),
-                      _ratio(a_now.get(key("memory")), a_now.get(key("oracle")))]
+            cells += [ratio_cell(a_then.get(key("memory")), a_then.get(key("oracle"))),
+                      ratio_cell(a_now.get(key("memory")), a_now.get(key("oracle")))]
         if memory:
             m_now, m_then = a_now.get(key("memory")), a_then.get(key("memory"))
             if m_now is None or m_then is None:
