@@ -165,6 +165,9 @@ class MemoryLayer:
         # builds one layer per episode; the recent-N baseline calls ``reset`` at every decision, so
         # these are deliberately not cleared by ``reset``). Read them with :meth:`time_s`.
         self._time: dict[str, float] = {"reset_s": 0.0, "observe_s": 0.0, "revise_s": 0.0}
+        # CPU seconds of the calling thread inside the same entry points: what the memory itself
+        # costs, apart from the renderer's threads and other processes sharing the machine.
+        self._cpu_s = 0.0
         self._tool_time: dict[str, dict[str, float]] = {
             t.name: {"reset_s": 0.0, "observe_s": 0.0, "gate_s": 0.0, "reground_s": 0.0} for t in self.tools
         }
@@ -183,11 +186,12 @@ class MemoryLayer:
 
     def reset(self, goal: str, demo_frames: Sequence[Frame]) -> None:
         """Start an episode: clear everything, specify from ``goal``, then watch the conditioning video."""
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.thread_time()
         try:
             self._reset(goal, demo_frames)
         finally:
             self._time["reset_s"] += time.perf_counter() - t0
+            self._cpu_s += time.thread_time() - c0
 
     def _reset(self, goal: str, demo_frames: Sequence[Frame]) -> None:
         check_text(goal, "goal")
@@ -251,11 +255,12 @@ class MemoryLayer:
         check_frame(frame)
         if not self.config.enabled or (frame.source == "video" and not self.config.use_video):
             return
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.thread_time()
         try:
             self._feed(frame)
         finally:
             self._time["observe_s"] += time.perf_counter() - t0
+            self._cpu_s += time.thread_time() - c0
 
     def _feed(self, frame: Frame) -> None:
         if self._last_step is not None and frame.step < self._last_step:
@@ -296,11 +301,12 @@ class MemoryLayer:
         check_frame(frame)
         if not self.config.enabled:
             return Revision(proposed, False, None)
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.thread_time()
         try:
             return self._revise(proposed, frame)
         finally:
             self._time["revise_s"] += time.perf_counter() - t0
+            self._cpu_s += time.thread_time() - c0
 
     def _revise(self, proposed: str, frame: Frame) -> Revision:
         self._revisions += 1
@@ -368,6 +374,7 @@ class MemoryLayer:
             "tools": {t.name: t.diagnostics() for t in self.tools},
             "time_s": {k: round(v, 6) for k, v in self._time.items()},
             "events_s": round(self._events_s, 6),
+            "cpu_s": round(self._cpu_s, 6),
             "tool_time_s": {n: {k: round(v, 6) for k, v in d.items()} for n, d in self._tool_time.items()},
         }
 

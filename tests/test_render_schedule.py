@@ -265,6 +265,9 @@ def test_memory_timings_and_rendered_frames(tmp_path):
     assert set(tools["colour_blobs"]) == {"reset_s", "observe_s", "gate_s", "reground_s"}
     assert tools["colour_blobs"]["observe_s"] > 0
     assert sum(r.memory["time_s"].values()) == pytest.approx(t["memory_s"], abs=1e-3)
+    # the memory's own CPU (its thread, inside the same entry points) is measured, and cannot
+    # exceed the wall clock of those entry points by more than the clocks' resolution
+    assert 0 < r.memory["cpu_s"] <= t["memory_s"] + 0.05
 
 
 @pytest.mark.slow
