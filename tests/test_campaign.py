@@ -12,7 +12,7 @@ from experiments.reporting.publish import publish
 from experiments.loop.results import read_rows
 
 
-@pytest.mark.parametrize("stage", campaign.V1, ids=lambda s: s.name)
+@pytest.mark.parametrize("stage", campaign.known_stages(), ids=lambda s: f"{s.run_dir}:{s.name}")
 def test_every_stage_parses_as_a_paper_run(stage):
     cfg = parse_config(stage.argv(workers=2))
     flat = cfg.flat_dict()
@@ -27,6 +27,24 @@ def test_the_plan_covers_the_protocol():
     ablations = next(s for s in campaign.V1 if s.name == "ablations").conditions
     assert "memory-no-count" in ablations and not set(campaign.LADDER) & set(ablations)
     assert next(s for s in campaign.V1 if s.name == "headline-s7").planned == 16 * 50 * 3
+
+
+def test_the_memory_v2_plan_checks_issue_35_at_one_commit():
+    by = {s.name: s for s in campaign.MEMORY_V2}
+    assert by["test-s7"].conditions == by["ood"].conditions == ("oracle", "memory")
+    assert by["ood"].split == "ood" and by["held-out"].goal_style == "reworded-held-out"
+    assert by["test-s7"].planned == 16 * 50 * 2 and by["held-out"].planned == 16 * 50
+    # no run dir is shared with Results v1, so neither campaign's pin can block the other
+    assert not {s.run_dir for s in campaign.V1} & {s.run_dir for s in campaign.MEMORY_V2}
+    for plan in campaign.CAMPAIGNS.values():
+        assert len({s.name for s in plan}) == len(plan)
+
+
+def test_a_stage_named_on_the_wrong_results_says_where_it_writes():
+    with pytest.raises(ValueError, match="'ood' writes to memory_v2_campaign_ood, results_v1_ood, not here"):
+        campaign.stage_rows([], ("ood",), "results_v1_test")
+    with pytest.raises(ValueError, match="unknown stage 'nope'"):
+        campaign.stage_rows([], ("nope",), "results_v1_test")
 
 
 def _write_rows(run_dir, commit, n=2):

@@ -1,6 +1,10 @@
-"""Results v1: the paper's protocol on our envs as one resumable campaign pinned to one commit.
+"""Results campaigns: resumable plans of runs, each pinned to one commit.
+
+``v1`` (the default) is Results v1, the paper's protocol on our envs; ``memory-v2`` is the general
+memory's checks (issue 35: test and ood, oracle / memory, and held-out wordings), pinned on its own.
 
     python -m experiments.campaign --status              # planned vs done, per stage
+    python -m experiments.campaign --campaign memory-v2 --next 1   # the other plan
     python -m experiments.campaign --next 2              # run the next two unfinished stages
     python -m experiments.campaign --stage headline-s7   # run one stage (resumes it)
     python -m experiments.campaign --publish             # copy every run dir to benchmarks/results/
@@ -100,6 +104,23 @@ V1: tuple[Stage, ...] = (
     Stage("ladder", "results_v1_test", LADDER, "0:20"),
     Stage("ood", "results_v1_ood", HEADLINE, "0:50", split="ood"),
 )
+
+MEMORY_V2: tuple[Stage, ...] = (
+    Stage("test-s7", "memory_v2_campaign_test", ("oracle", "memory"), "0:50"),
+    Stage("ood", "memory_v2_campaign_ood", ("oracle", "memory"), "0:50", split="ood"),
+    Stage("held-out", "memory_v2_campaign_held_out", ("memory",), "0:50", goal_style="reworded-held-out"),
+)
+"""The general memory's checks at one commit (issue 35): the test split's headline arms on seed 7,
+the ood split's, and goals worded only from the held-out pool (set beside ``test-s7``'s template
+memory rows, the same episodes at the same commit)."""
+
+CAMPAIGNS: dict[str, tuple[Stage, ...]] = {"v1": V1, "memory-v2": MEMORY_V2}
+"""``--campaign`` names; each is pinned to its own commit (its rows never mix commits)."""
+
+
+def known_stages() -> tuple[Stage, ...]:
+    """Every campaign's stages (read at call time, so a test can swap one plan)."""
+    return V1 + MEMORY_V2
 
 
 class CampaignError(RuntimeError):
@@ -210,22 +231,22 @@ def remaining_cpu_hours(stage: Stage, done: int, per_row: dict[str, float]) -> f
 def status(stages: tuple[Stage, ...] = V1, workers: int = 2) -> str:
     rows_by_dir = local_rows(stages)  # each run dir read once, however many stages share it
     per_row = seconds_per_row(rows_by_dir)
-    lines = [f"{'stage':14} {'run dir':22} {'done':>6} / planned   CPU-h left (≈ h with {workers} workers)"]
+    lines = [f"{'stage':14} {'run dir':28} {'done':>6} / planned   CPU-h left (≈ h with {workers} workers)"]
     total = 0.0
     for s in stages:
         done = s.done(rows_by_dir[s.run_dir])
         left = remaining_cpu_hours(s, done, per_row)
         total += left or 0.0
         eta = "?" if left is None else f"{left:6.1f} (≈ {left / workers:.1f})"
-        lines.append(f"{s.name:14} {s.run_dir:22} {done:6d} / {s.planned:<9d} {eta}")
+        lines.append(f"{s.name:14} {s.run_dir:28} {done:6d} / {s.planned:<9d} {eta}")
     lines.append(f"CPU-hours left, from each condition's seconds per row so far: {total:.1f}")
     pinned = pinned_commits(stages)
     lines.append(f"rows by commit: {pinned or 'none yet'}")
     return "\n".join(lines)
 
 
-def run_stage(stage: Stage, workers: int) -> int:
-    check_pin()
+def run_stage(stage: Stage, workers: int, stages: tuple[Stage, ...] | None = None) -> int:
+    check_pin(V1 if stages is None else stages)
     argv = stage.argv(workers)
     print(f"campaign: {stage.name}: python -m experiments.run {' '.join(argv)}", flush=True)
     return subprocess.run([sys.executable, "-m", "experiments.run", *argv], cwd=ROOT).returncode
@@ -245,6 +266,8 @@ def publish_all(stages: tuple[Stage, ...] = V1, dest_root: Path | None = None) -
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m experiments.campaign", description=__doc__.split("\n\n")[0])
+    p.add_argument("--campaign", default="v1", choices=tuple(CAMPAIGNS),
+                   help="which plan: v1 (Results v1, the paper's protocol) or memory-v2 (issue 35's checks)")
     p.add_argument("--status", action="store_true", help="planned vs done per stage")
     p.add_argument("--stage", action="append", default=[], help="run this stage (repeatable)")
     p.add_argument("--next", type=int, default=0, help="run the next N unfinished stages")
@@ -253,47 +276,50 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--results", type=Path, default=None,
                    help="a benchmarks/results dir (the main checkout's) to resume from and publish to")
     args = p.parse_args(argv)
+    plan = CAMPAIGNS[args.campaign]
     if args.results is not None:
         if not args.results.is_dir():
             p.error(f"--results {args.results}: no such directory")
-        for path in resume_from(args.results):
+        for path in resume_from(args.results, plan):
             print(f"campaign: resumed {path} from {args.results}")
-        for line in stale_local_copies(args.results):
+        for line in stale_local_copies(args.results, plan):
             print(f"campaign: {line}", file=sys.stderr)
-    by_name = {s.name: s for s in V1}
+    by_name = {s.name: s for s in plan}
     unknown = [n for n in args.stage if n not in by_name]
     if unknown:
-        p.error(f"unknown stage {unknown[0]!r} (known: {', '.join(by_name)})")
+        p.error(f"unknown stage {unknown[0]!r} of campaign {args.campaign} (known: {', '.join(by_name)})")
     todo = [by_name[n] for n in args.stage]
     if args.next:
-        rows_by_dir = local_rows()
-        todo += [s for s in V1 if s.done(rows_by_dir[s.run_dir]) < s.planned and s not in todo][: args.next]
+        rows_by_dir = local_rows(plan)
+        todo += [s for s in plan if s.done(rows_by_dir[s.run_dir]) < s.planned and s not in todo][: args.next]
     try:
         for stage in todo:
-            rc = run_stage(stage, args.workers)
+            rc = run_stage(stage, args.workers, plan)
             if rc:
                 return rc
         if args.publish:
-            for path in publish_all(dest_root=args.results):
+            for path in publish_all(plan, dest_root=args.results):
                 print(f"published {path}")
     except CampaignError as exc:
         print(f"campaign: {exc}", file=sys.stderr)
         return 2
     if args.status or not (todo or args.publish):
-        print(status(workers=args.workers))
+        print(status(plan, workers=args.workers))
     return 0
 
 
 def stage_rows(rows: list, stages: tuple[str, ...], name: str) -> list:
     """The rows of the named campaign stages; raises naming a stage that is unknown or incomplete."""
-    by_name = {s.name: s for s in V1}
+    here = {s.name: s for s in known_stages() if s.run_dir == name}
     out: list = []
     for n in stages:
-        stage = by_name.get(n)
+        stage = here.get(n)
         if stage is None:
-            raise ValueError(f"results {name!r}: unknown stage {n!r} (known: {', '.join(by_name)})")
-        if stage.run_dir != name:
-            raise ValueError(f"results {name!r}: stage {n!r} writes to {stage.run_dir!r}, not here")
+            elsewhere = sorted({s.run_dir for s in known_stages() if s.name == n})
+            if elsewhere:
+                raise ValueError(f"results {name!r}: stage {n!r} writes to {', '.join(elsewhere)}, not here")
+            raise ValueError(f"results {name!r}: unknown stage {n!r} "
+                             f"(known: {', '.join(dict.fromkeys(s.name for s in known_stages()))})")
         mine = [r for r in rows if stage.selects(r)]
         if len(mine) < stage.planned:
             raise ValueError(f"results {name!r}: stage {n!r} has {len(mine)} of its {stage.planned} rows; "

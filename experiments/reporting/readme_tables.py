@@ -252,12 +252,12 @@ BESIDE_SECTIONS = ("backends", "backend_suites", "versus")
 
 
 def campaign_table(rows: list, name: str) -> str:
-    """The Results v1 stages that write to ``name``: rows published so far against the plan, the
+    """The campaign stages that write to ``name``: rows published so far against the plan, the
     stage's CPU-hours so far (episode wall time summed), and whether its tables may be built."""
-    from experiments.reporting.campaign import V1
+    from experiments.reporting.campaign import known_stages
 
     body = []
-    for stage in (s for s in V1 if s.run_dir == name):
+    for stage in (s for s in known_stages() if s.run_dir == name):
         mine = [r for r in rows if stage.selects(r)]
         hours = sum(float(r.get("wall_s") or 0.0) for r in mine) / 3600
         state = "complete" if len(mine) >= stage.planned else "in progress" if mine else "not started"
