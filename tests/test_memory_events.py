@@ -332,6 +332,25 @@ def test_a_place_is_a_stay_away_from_the_last_one(fake_arm):
     assert out[0].point == pytest.approx((99.5, 119.5)) and det.pos == pytest.approx((99.5, 159.5))
 
 
+def test_an_object_lost_behind_the_arm_is_found_again_at_the_hand(fake_arm):
+    """Carried out of sight and seen again 80 px away: followed only by nearby blobs, the detector
+    would stay at the old spot for the rest of the video; at the hand's pixel it is the object."""
+    hub = EventHub()
+    config = DwellConfig(colour="blue", dwell_frames=4)
+    det = hub.attach(config)
+    low = lambda y, x: np.array([y / 100, x / 100, 0.02, 0, 0, 0, 0])  # noqa: E731 - the hand low at pixel (y, x)
+    frames = [_scene(2 * i, (100, 60), low(100, 60)) for i in range(6)]  # the start
+    frames += [_scene(12 + 2 * i, None, low(100, 60 + 20 * i)) for i in range(4)]  # hidden while carried
+    frames += [_scene(20 + 2 * i, (100, 140), low(100, 140)) for i in range(6)]  # set down far away
+    out = [e for f in frames for e in hub.events(f, config)]
+    assert [(e.kind, e.step) for e in out] == [("place", 20)] and det.pos == pytest.approx((99.5, 139.5))
+    # without the hand's pixel (no joint readings) it is not guessed
+    hub, blind = EventHub(), DwellConfig(colour="blue", dwell_frames=4)
+    det = hub.attach(blind)
+    frames = [_scene(f.step, (100, 60) if f.step < 12 else (100, 140) if f.step >= 20 else None) for f in frames]
+    assert [e for f in frames for e in hub.events(f, blind)] == [] and det.pos == pytest.approx((99.5, 59.5))
+
+
 def test_a_stay_held_up_in_the_air_is_no_place(fake_arm):
     hub = EventHub()
     config = DwellConfig(colour="blue", dwell_frames=4, max_jump=80.0)

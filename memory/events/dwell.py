@@ -91,11 +91,22 @@ class DwellDetector(Detector):
             blob = blobs[0] if blobs else None
         else:
             near = [b for b in blobs if b.distance(self.pos) <= c.max_jump]
-            blob = min(near, key=lambda b: b.distance(self.pos)) if near else None
+            blob = min(near, key=lambda b: b.distance(self.pos)) if near else self._in_hand(blobs, q)
         if blob is None:
             return []
         self.pos = (blob.y, blob.x)
         return self._dwell(frame, gripper_width(frame), held_aloft(q, self.pos, c.aloft_z, c.hand_px))
+
+    def _in_hand(self, blobs: list, q: np.ndarray | None):
+        """The object found again where the hand is, after it was lost: carried behind the arm, it
+        can reappear farther than ``max_jump`` from where it was last seen (a long carry, a
+        demonstration with many places), and following only nearby blobs would leave the detector
+        at the old spot for the rest of the video. Needs the joint readings (the hand's pixel)."""
+        if q is None or not blobs:
+            return None
+        py, px = to_pixel(panda_tcp(q))
+        near = [b for b in blobs if np.hypot(b.y - py, b.x - px) <= self.config.hand_px]
+        return min(near, key=lambda b: np.hypot(b.y - py, b.x - px)) if near else None
 
     def _dwell(self, frame: Frame, width: float | None, aloft: bool) -> list[Event]:
         c = self.config

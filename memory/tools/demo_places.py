@@ -108,6 +108,8 @@ class Place:
     step: int
     pos: tuple[float, float]
     target: int | None  # index of the target under it, None on bare table
+    settled: bool = True  # False while a release off every target waits to be seen again unhidden
+    frame: int = 0  # video frame index of the release
 
 
 @dataclass(frozen=True)
@@ -164,6 +166,10 @@ class PlacesThresholds:
     """...projecting within this (px) of the object holds it up: not a place."""
     put_px: float = 15.0
     """A put-down (the hand let go) is placed at the carried object's blob when that is within this (px) of the hand's projection, else at the hand."""
+    settle_px: float = 15.0
+    """A place the release left off every target is decided again at the object's blob on later frames, while the blob stays within this (px) of it (the hand that just let go hides part of the object, so the first position can sit beside the disc)..."""
+    settle_frames: int = 15
+    """...for at most this many rendered frames after the release (the hand moves off within a second; later, a target moving past the object is not what it was set down on)."""
 
 
 @register_tool(order=150)
@@ -268,6 +274,7 @@ class DemoPlacesTool(Tool):
         # the hand's own log first (it let go low over the table), the object's dwell otherwise
         for e in (puts if self._puts.sensing else dwells):
             self._place(self._at_object(e) if e.tcp is not None else e)
+        self._settle(frame.step)
         hub.events(frame, self._hand.config)
         self._press(frame)
 
@@ -379,8 +386,25 @@ class DemoPlacesTool(Tool):
             return
         p = e.point
         target = self._target_under(p)
-        self.places.append(Place(e.step, p, target))
+        self.places.append(Place(e.step, p, target, settled=target is not None, frame=self._video_frames))
         self._events.append(f"{e.step}: placed at {_point(p)}" + (f" on target {target}" if target is not None else " on bare table"))
+
+    def _settle(self, step: int) -> None:
+        """Decide again the last place, if its release found no target under it: once the hand has
+        moved off, the object's own blob at rest says where it sits. The place keeps its step (its
+        order among the places); it stops waiting once the object leaves (picked up again) or the
+        next place comes."""
+        last = self.places[-1] if self.places else None
+        if last is None or last.settled or self._pos is None:
+            return
+        if (np.hypot(self._pos[0] - last.pos[0], self._pos[1] - last.pos[1]) > self.config.settle_px
+                or self._video_frames - last.frame > self.config.settle_frames):
+            last.settled = True
+            return
+        target = self._target_under(self._pos)
+        if target is not None:
+            last.pos, last.target, last.settled = self._pos, target, True
+            self._events.append(f"{step}: the place at {last.step} seen again at {_point(self._pos)}: on target {target}")
 
     def _press(self, frame: Frame) -> None:
         """The arm at the button: neutral pixels that were not there in the first frame cover the
