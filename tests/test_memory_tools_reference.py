@@ -400,6 +400,49 @@ def test_target_blobs_find_every_target(places):
     assert len(target_blobs(rgb)) == 4
 
 
+def test_pieces_of_one_disc_are_one_target_and_discs_side_by_side_stay_two():
+    from memory.tools.demo_places import _Disc, merge_fragments
+
+    cut = [_Disc(84.0, 170.0, 151), _Disc(86.0, 179.0, 51)]  # a cube in front cuts the ring: 9 px apart
+    (one,) = merge_fragments(cut, 12.0)
+    assert one.area == 202 and _near((one.y, one.x), (84.5, 172.3), 0.1)
+    apart = [_Disc(60.0, 60.0, 400), _Disc(62.0, 84.0, 400)]  # two whole discs, touching
+    assert merge_fragments(apart, 12.0) == sorted(apart, key=lambda d: -d.area)
+
+
+def _tracked(*targets):
+    from memory.tools.demo_places import _Target
+
+    tool = DemoPlacesTool()
+    tool._reset_state()
+    tool.targets = [_Target(pos, 400, vel=vel) for pos, vel in targets]
+    tool._video_frames = 50
+    return tool
+
+
+def test_a_lost_mover_met_by_a_disc_behind_it_exchanged_places_with_the_target_ahead():
+    """A swap seen through occluders: target 0 heads from (150, 80) towards target 1 at (86, 172)
+    and is lost on the way; target 1's disc, hidden at its place, went the other way and shows up
+    as a disc nobody follows at (150, 80). Target 0 is now at (86, 172) and target 1 at (150, 80)."""
+    tool = _tracked(((100.0, 125.0), (-5.0, 3.0)), ((86.0, 172.0), (0.0, 0.0)), ((90.0, 78.0), (0.0, 0.0)))
+    tool._found_again(0, (150.0, 80.0))
+    assert tool.targets[0].pos == (86.0, 172.0) and tool.targets[1].pos == (150.0, 80.0)
+    assert tool.targets[2].pos == (90.0, 78.0) and "exchanged places" in tool._events[-1]
+    # a disc ahead of the mover is simply where it went
+    tool = _tracked(((100.0, 125.0), (-5.0, 3.0)), ((86.0, 172.0), (0.0, 0.0)))
+    tool._found_again(0, (80.0, 140.0))
+    assert tool.targets[0].pos == (80.0, 140.0) and tool.targets[1].pos == (86.0, 172.0)
+
+
+def test_only_a_target_lost_while_moving_and_gone_from_its_place_is_a_lost_mover():
+    from memory.tools.demo_places import _Disc
+
+    tool = _tracked(((100.0, 125.0), (-5.0, 3.0)), ((60.0, 60.0), (0.0, 0.0)))
+    assert tool._lost_mover([], set(), (150.0, 80.0)) == 0
+    assert tool._lost_mover([], {0}, (150.0, 80.0)) is None  # seen this frame
+    assert tool._lost_mover([_Disc(101.0, 126.0, 400)], set(), (150.0, 80.0)) is None  # a disc is where it was left
+
+
 def _disc(mask, cy, cx, r, inner=0.0):
     yy, xx = np.mgrid[: mask.shape[0], : mask.shape[1]]
     d = np.hypot((yy - cy) / 0.85, xx - cx)  # seen at an angle: a little flattened

@@ -91,6 +91,23 @@ def target_blobs(rgb: np.ndarray, min_area: int = 40) -> list[_Disc]:
     return [_Disc(y, x, a) for y, x, a in disc_pieces(purple_mask(rgb), min_area)]
 
 
+def merge_fragments(discs: list[_Disc], px: float) -> list[_Disc]:
+    """``discs`` with pieces whose centres lie within ``px`` of a larger one joined to it: an object
+    in front of a disc (a cube beside it, the arm) can cut its ring into two blobs a few px apart,
+    which would otherwise become two targets on one disc. Whole discs side by side lie about a
+    diameter apart, well beyond ``px``."""
+    kept: list[_Disc] = []
+    for d in sorted(discs, key=lambda d: -d.area):
+        host = next((i for i, k in enumerate(kept) if k.distance((d.y, d.x)) <= px), None)
+        if host is None:
+            kept.append(d)
+            continue
+        k = kept[host]
+        a = k.area + d.area
+        kept[host] = _Disc((k.y * k.area + d.y * d.area) / a, (k.x * k.area + d.x * d.area) / a, a)
+    return kept
+
+
 def _point(yx) -> Point:
     return Point(int(np.clip(round(yx[0]), 0, COORD_MAX)), int(np.clip(round(yx[1]), 0, COORD_MAX)))
 
@@ -166,6 +183,8 @@ class PlacesThresholds:
     """...projecting within this (px) of the object holds it up: not a place."""
     put_px: float = 15.0
     """A put-down (the hand let go) is placed at the carried object's blob when that is within this (px) of the hand's projection, else at the hand."""
+    fragment_px: float = 12.0
+    """Blobs of the first frame whose centres lie within this (px) are pieces of one disc (an object in front cuts its ring) and make one target."""
     settle_px: float = 15.0
     """A place the release left off every target is decided again at the object's blob on later frames, while the blob stays within this (px) of it (the hand that just let go hides part of the object, so the first position can sit beside the disc)..."""
     settle_frames: int = 15
@@ -288,7 +307,8 @@ class DemoPlacesTool(Tool):
         blobs = target_blobs(rgb)
         self._last_discs = blobs
         if not self.targets:
-            self.targets = [_Target((b.y, b.x), b.area, seen=self._video_frames) for b in blobs]
+            whole = merge_fragments(blobs, self.config.fragment_px)
+            self.targets = [_Target((b.y, b.x), b.area, seen=self._video_frames) for b in whole]
             return
         now = self._video_frames
         pairs = []
@@ -326,11 +346,56 @@ class DemoPlacesTool(Tool):
             prev = next((c for c in self._new if np.hypot(c[0] - b.y, c[1] - b.x) <= 2.0), None)
             n = prev[2] + 1 if prev else 1
             if n >= self.config.confirm_frames:
+                lost = self._lost_mover(blobs, taken_t, (b.y, b.x))
+                if lost is not None:
+                    self._found_again(lost, (b.y, b.x))
+                    continue
                 self.targets.append(_Target((b.y, b.x), b.area, seen=self._video_frames))
                 self._events.append(f"target found at {_point((b.y, b.x))}")
             else:
                 seen.append((b.y, b.x, n))
         self._new = seen
+
+    def _found_again(self, lost: int, at) -> None:
+        """Where a lost moving target went, given a disc nobody follows that showed up at ``at``.
+
+        Ahead of its motion, it is that disc. Behind it, the two exchanged places: the mover went on
+        to the nearest target that lies ahead of it (hidden at its place, that one's track kept
+        matching the mover's disc as it arrived) and the target at rest is the disc at ``at``, come
+        the other way. Without a target ahead, the disc is the mover's."""
+        t = self.targets[lost]
+        ahead = (at[0] - t.pos[0]) * t.vel[0] + (at[1] - t.pos[1]) * t.vel[1] > 0
+        heading = np.array(t.vel) / max(1e-9, float(np.hypot(*t.vel)))
+        cands = []
+        for j, o in enumerate(self.targets):
+            if j == lost:
+                continue
+            d = np.array([o.pos[0] - t.pos[0], o.pos[1] - t.pos[1]])
+            along = float(d @ heading)
+            # ahead of it, and nearer than the disc behind: the mover came from there, so what is
+            # left of its way is shorter than what it has gone (its curved path turns its heading)
+            if along > 0 and np.hypot(*d) < np.hypot(at[0] - t.pos[0], at[1] - t.pos[1]):
+                cands.append((float(np.hypot(*d)), j))
+        now = self._video_frames
+        if ahead or not cands:
+            t.pos, t.vel, t.seen = at, (0.0, 0.0), now
+            self._events.append(f"target {lost} found again at {_point(at)}")
+            return
+        j = min(cands)[1]
+        o = self.targets[j]
+        t.pos, t.vel, t.seen = o.pos, (0.0, 0.0), now
+        o.pos, o.vel, o.seen = at, (0.0, 0.0), now
+        self._events.append(f"targets {lost} and {j} exchanged places: {lost} at {_point(t.pos)}, {j} at {_point(at)}")
+
+    def _lost_mover(self, blobs: list[_Disc], seen_now: set[int], at) -> int | None:
+        """The nearest target that was moving when last seen, is not seen now, and has no disc where
+        the tracker left it: a target moving behind the cubes or the arm can come out where the
+        prediction did not look, and its disc then shows up as "new" while its track is left on
+        empty table. Targets at rest that the arm hides keep their tracks."""
+        cands = [(np.hypot(t.pos[0] - at[0], t.pos[1] - at[1]), i) for i, t in enumerate(self.targets)
+                 if i not in seen_now and np.hypot(*t.vel) >= self.config.moving_px
+                 and all(b.distance(t.pos) > self.config.target_jump for b in blobs)]
+        return min(cands)[1] if cands else None
 
     def _target_under(self, p) -> int | None:
         """The target under an object resting at ``p``: purple disc material around it on at least
