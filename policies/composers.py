@@ -12,6 +12,11 @@ the same (a real predictor would keep proposing the same thing from the same vie
 from the episode's composer stream, derived from (run seed, task, split, episode), so the baseline is
 deterministic, every episode draws afresh, and ``memory`` sees exactly the proposals ``no-memory`` makes.
 
+``PriorComposer`` is the best memoryless baseline: the same, but at a slot it chooses with a prior
+fitted on ``train`` episodes from what the view and the goal show (:mod:`policies.slot_prior`)
+instead of uniformly. With no prior (``prior=None``) it records, at every slot, which alternative
+the oracle's subgoal is, while doing the oracle's choice: the fit's data (``scripts/fit_slot_prior.py``).
+
 ``LaggedComposer`` delivers another composer's proposal changes late, by a number of decisions drawn
 per change, holding still meanwhile: the history-blind composer redraws exactly when the env's
 subgoal checker moves on, so the *timing* of its proposals carries ground truth that a real
@@ -69,6 +74,56 @@ class HistoryBlindComposer(Composer):
                 self._held = without_ordinals(slot.alternatives[int(self.rng.integers(len(slot.alternatives)))])
                 self.draws.append({"step": info.get("steps"), "slot": slot.name, "oracle": oracle,
                                    "drawn": self._held, "n_options": len(slot.alternatives)})
+        return self._held
+
+
+class PriorComposer(HistoryBlindComposer):
+    """At a history slot, the alternative a predictor without memory would best choose (module docstring)."""
+
+    def __init__(self, env, prior=None, mode: str | None = None):
+        super().__init__(env, p=1.0)
+        self.prior, self.mode = prior, mode
+        self.task = env.unwrapped.TASK
+        self._number: int | None = None
+        self._resolver = None
+
+    def reset(self, goal: str, seed: int, demo_frames) -> None:
+        from policies.slot_prior import goal_number
+
+        super().reset(goal, seed, demo_frames)
+        self._number = goal_number(goal)
+
+    def _right(self, slot, oracle: str) -> int | None:
+        """The position of the alternative that does what the oracle's subgoal does, if any."""
+        if self._resolver is None:
+            from policies.scripted import ScriptedPolicy
+
+            self._resolver = ScriptedPolicy(self.env)
+        does = self._resolver.resolve(oracle)
+        for i, alt in enumerate(slot.alternatives):
+            if alt == oracle or (does is not None and self._resolver.resolve(alt) == does):
+                return i
+        return None
+
+    def propose(self, obs: dict, info: dict) -> str | None:
+        from policies.slot_prior import slot_key
+
+        oracle = self.env.get_wrapper_attr("oracle_subgoal")()
+        key = (info.get("subgoal_index"), oracle)
+        if key != self._key:
+            self._key = key
+            self._held = oracle
+            slot = self.env.unwrapped.history_slot()
+            if slot is not None and len(slot.alternatives) > 1:
+                n = len(slot.alternatives)
+                skey = slot_key(slot.name, n, self._number)
+                if self.prior is None:  # recording the fit's data: the oracle's choice, and where it sits
+                    chosen = self._right(slot, oracle)
+                else:
+                    chosen = self.prior.choose(self.task, skey, n, self.rng, self.mode)
+                    self._held = without_ordinals(slot.alternatives[chosen])
+                self.draws.append({"step": info.get("steps"), "slot": slot.name, "key": skey, "n_options": n,
+                                   "oracle": oracle, "chosen": chosen, "drawn": self._held})
         return self._held
 
 

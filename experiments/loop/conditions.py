@@ -37,7 +37,7 @@ import re
 from dataclasses import dataclass, fields
 from typing import Literal
 
-ComposerKind = Literal["oracle", "history-blind"]
+ComposerKind = Literal["oracle", "history-blind", "prior"]
 
 
 @dataclass(frozen=True)
@@ -124,7 +124,9 @@ class Condition:
 
     composer: ComposerKind = "history-blind"
     """``oracle`` uses the env's ground truth; ``history-blind`` uses the run's deployable composer
-    (``--composer``: the history-blind stand-in by default, or a VLM)."""
+    (``--composer``: the history-blind stand-in by default, or a VLM); ``prior`` is the best
+    memoryless predictor (``best-memoryless``: a prior fitted on train at history slots,
+    :mod:`policies.slot_prior`)."""
     memory: bool = False
     """Whether the memory layer revises the composer's subgoals."""
     recent_window: int | None = None
@@ -147,13 +149,15 @@ _RECENT = re.compile(r"recent([1-9][0-9]*)")
 BASE_CONDITIONS: tuple[str, ...] = ("oracle", "no-memory", "memory", "recent4", "recent16", "recent32")
 ALL_CONDITIONS: tuple[str, ...] = BASE_CONDITIONS + tuple(f"memory-{a}" for a in ABLATIONS)
 """The named conditions of the paper protocol: baselines, full memory and every single ablation."""
+EXTRA_CONDITIONS: tuple[str, ...] = ("best-memoryless",)
+"""Named conditions beyond the paper protocol's (not in the ``paper`` preset; ask for them by name)."""
 
 
 def name_of(condition: Condition) -> str:
     """The condition's name; raises ``ValueError`` for a combination with no name."""
     c = condition
-    if c.composer not in ("oracle", "history-blind"):
-        raise ValueError(f"unknown composer kind {c.composer!r} (expected 'oracle' or 'history-blind')")
+    if c.composer not in ("oracle", "history-blind", "prior"):
+        raise ValueError(f"unknown composer kind {c.composer!r} (expected 'oracle', 'history-blind' or 'prior')")
     if c.recent_window is not None and (not isinstance(c.recent_window, int) or c.recent_window < 1):
         raise ValueError(f"recent window must be a positive int or None, got {c.recent_window!r}")
     flagged = c.flags.active
@@ -161,6 +165,10 @@ def name_of(condition: Condition) -> str:
         if c.memory or c.recent_window is not None or flagged:
             raise ValueError(f"the oracle condition takes no memory, window or ablation: {c!r}")
         return "oracle"
+    if c.composer == "prior":
+        if c.memory or c.recent_window is not None or flagged or c.custom is not None:
+            raise ValueError(f"the best-memoryless condition takes no memory, window or ablation: {c!r}")
+        return "best-memoryless"
     if c.custom is not None:
         if not c.memory or c.recent_window is not None or flagged:
             raise ValueError(f"a custom memory takes no window or ablation: {c!r}")
@@ -184,6 +192,8 @@ def condition_from_name(name: str) -> Condition:
         return Condition(composer="oracle")
     if name == "no-memory":
         return Condition()
+    if name == "best-memoryless":
+        return Condition(composer="prior")
     if name == "memory":
         return Condition(memory=True)
     if name.startswith("memory:"):
@@ -203,7 +213,8 @@ def condition_from_name(name: str) -> Condition:
             if canonical != name:
                 raise ValueError(f"condition {name!r} lists its ablations out of order; write {canonical!r}")
             return Condition(memory=True, flags=MemoryFlags.from_suffixes(parts))
-    raise ValueError(f"unknown condition {name!r}{_hint(name, list(ALL_CONDITIONS))} (known: {', '.join(ALL_CONDITIONS)})")
+    known = ALL_CONDITIONS + EXTRA_CONDITIONS
+    raise ValueError(f"unknown condition {name!r}{_hint(name, list(known))} (known: {', '.join(known)})")
 
 
 def specifier_refusal(condition: Condition, specifier: str, endpoint: str | None) -> str | None:
@@ -230,13 +241,15 @@ def check_condition(name: str) -> str:
 
 
 def condition_sort_key(name: str) -> tuple[int, int, str]:
-    """Display order: oracle, no-memory, recent windows by size, memory, ablations in field order."""
+    """Display order: oracle, no-memory, best-memoryless, recent windows by size, memory, ablations in field order."""
     try:
         c = condition_from_name(name)
     except ValueError:
         return (9, 0, name)
     if c.composer == "oracle":
         return (0, 0, name)
+    if c.composer == "prior":
+        return (1, 1, name)
     if not c.memory and c.recent_window is None:
         return (1, 0, name)
     if c.recent_window is not None:

@@ -229,6 +229,8 @@ class ComposerConfig:
     """VLM composer: OpenAI-compatible base URL (e.g. http://localhost:8000/v1); None loads the model in-process."""
     vlm_model: Annotated[str, _FLAT] = "Qwen/Qwen3-VL-4B-Instruct"
     """VLM composer: model name or local path."""
+    slot_prior: Annotated[str | None, _FLAT] = None
+    """``best-memoryless``: the prior's JSON (``scripts/fit_slot_prior.py``); None: ``policies/priors/slot_prior.json``."""
     proposal_lag: Annotated[int, _FLAT] = 0
     """Deliver every change of the composer's proposal 0..N decisions late (drawn per change from the
     episode's composer stream; the robot holds still meanwhile), so *when* a proposal changes tells the
@@ -405,6 +407,13 @@ class ExperimentConfig:
             why = specifier_refusal(condition_from_name(name), self.specifier.kind, self.specifier.specifier_endpoint)
             if why:
                 raise ConfigError(why)
+        if any(condition_from_name(n).composer == "prior" for n in self.condition_names):
+            from policies.slot_prior import DEFAULT_PATH, SlotPrior
+
+            try:  # fail here, naming the file, rather than once per episode
+                SlotPrior.load(self.composer.slot_prior or DEFAULT_PATH)
+            except (OSError, ValueError) as e:
+                raise ConfigError(f"best-memoryless: {e}") from None
         if self.env.backend == "robomme":
             _check_official(self)
 
@@ -454,7 +463,7 @@ class ExperimentConfig:
     def composer_for(self, condition: str | Condition) -> str:
         """The composer an episode of ``condition`` uses: ``oracle`` for the oracle condition, else ``composer``."""
         c = condition_from_name(condition) if isinstance(condition, str) else condition
-        return "oracle" if c.composer == "oracle" else self.composer.kind
+        return c.composer if c.composer in ("oracle", "prior") else self.composer.kind
 
     @property
     def group(self) -> str:
