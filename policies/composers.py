@@ -83,7 +83,8 @@ class PriorComposer(HistoryBlindComposer):
     def __init__(self, env, prior=None, mode: str | None = None):
         super().__init__(env, p=1.0)
         self.prior, self.mode = prior, mode
-        self.task = env.unwrapped.TASK
+        u = env.unwrapped
+        self.task = getattr(u, "TASK", None) or getattr(u, "task_name", "")  # ours, or the official envs' bridge
         self._number: int | None = None
         self._resolver = None
 
@@ -95,10 +96,11 @@ class PriorComposer(HistoryBlindComposer):
 
     def _right(self, slot, oracle: str) -> int | None:
         """The position of the alternative that does what the oracle's subgoal does, if any."""
-        if self._resolver is None:
+        if self._resolver is None:  # the official envs resolve a text as the benchmark's executor would
             from policies.scripted import ScriptedPolicy
 
-            self._resolver = ScriptedPolicy(self.env)
+            u = self.env.unwrapped
+            self._resolver = u if hasattr(u, "resolve") else ScriptedPolicy(self.env)
         does = self._resolver.resolve(oracle)
         for i, alt in enumerate(slot.alternatives):
             if alt == oracle or (does is not None and self._resolver.resolve(alt) == does):
