@@ -134,6 +134,13 @@ class RoboMMETask(BaseEnv):
         """
         return None
 
+    def decision_judge(self) -> "Callable[[tuple[str, Hashable] | None], bool] | None":
+        """Which decisions taken now are right, judged on the world, where the oracle's next subgoal
+        is not the measure (see ``HistorySlot.accepts``); asked by the audit at every decision
+        outside a history slot (inside one, the slot's ``accepts`` is the measure; a memory may
+        rewrite a subgoal before the slot opens). None: right means doing what the oracle's subgoal does."""
+        return None
+
     def truth(self) -> dict[str, Any]:
         """Privileged ground truth for audits and the oracle arm; never for the memory."""
         return {}

@@ -316,7 +316,31 @@ class StopCube(ButtonMixin, RoboMMETask):
             return None
         press = self.ground_template("press the button to stop the cube on the target at <>", self.target)
         remaining = self.layout.max_passes - j + 1
-        return HistorySlot("press at this arrival or wait", (press,) + ("remain static",) * (remaining - 1))
+        return HistorySlot("press at this arrival or wait", (press,) + ("remain static",) * (remaining - 1),
+                           accepts=self.decision_judge())
+
+    def decision_judge(self):
+        """During the waiting and at the press, judged on the world: a press is right when it meets
+        the k-th arrival, whenever it is sent (it waits over the button for the first arrival it can
+        still reach, so a press sent while the k-th arrival is the next one in reach stops the cube
+        where the oracle's later press would); keeping still is right while the oracle keeps still."""
+        e = self.current_entry
+        if e is None or e.option not in ("wait", "press"):
+            return None
+        oracle_presses, clock, k = e.option == "press", self.clock, self.layout.stop_time
+
+        def accepts(does) -> bool:
+            if does is None:
+                return False
+            if does[0] == "press":
+                return oracle_presses or self.arrival_in_reach(clock) == k
+            return not oracle_presses
+
+        return accepts
+
+    def arrival_in_reach(self, clock: int) -> int | None:
+        """The first arrival (1-based) a press sent at ``clock`` can still meet (``REACH_LEAD``)."""
+        return next((j for j, t in enumerate(self.layout.arrivals, start=1) if t - clock >= REACH_LEAD), None)
 
     def probe_questions(self):
         """Questions for the memory assessment: how many times has the cube passed over the target?

@@ -117,6 +117,7 @@ def run_episode(spec: EpisodeSpec, parts: EpisodeParts, max_decisions: int = 10_
         while not done and len(subgoals) < max_decisions:
             oracle = low.oracle_subgoal()
             slot = low.unwrapped.history_slot()
+            judge = getattr(slot, "accepts", None) or getattr(low.unwrapped, "decision_judge", lambda: None)()
             if parts.memory is not None and slot is not None:
                 assessment.probe(low.unwrapped, parts.memory, low.unwrapped.clock)
             proposed = composer.propose(obs, info)
@@ -125,7 +126,7 @@ def run_episode(spec: EpisodeSpec, parts: EpisodeParts, max_decisions: int = 10_
             obs, _, terminated, truncated, info = env.step(proposed)
             executed = info.get("revised", proposed)
             choice_of = getattr(slot, "choice_of", None)
-            accepts = getattr(slot, "accepts", None)
+            accepts = judge  # the slot's own measure, or the task's for a decision outside a slot
             target = _resolution(resolver, oracle, choice_of)
 
             def is_right(text: str) -> bool:
