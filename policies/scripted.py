@@ -59,20 +59,38 @@ class ScriptedPolicy(Policy):
         self.executor_events = []
 
     # ------------------------------------------------------------------ subgoal -> motion
-    def resolve(self, text: str):
-        """Subgoal text -> (option, target object) in the current scene, or None."""
+    def scene(self) -> dict:
+        """Each option's candidates and where they project now: ``resolve(text, scene)`` later answers
+        as the executor would have at this moment (the audit resolves a decision's texts after the
+        chunk they started has run, when a moving object, a container in a swap, is elsewhere)."""
+        t = self.task
+        out: dict = {}
+        for _, option in t.OPTION_PATTERNS:
+            if option not in out:
+                out[option] = [(label, a, tuple(t.project(t.pos_of(a)))) for label, a in t.candidates(option)]
+        return out
+
+    def resolve(self, text: str, scene: dict | None = None):
+        """Subgoal text -> (option, target object) in the current scene (or in ``scene``, from
+        :meth:`scene`), or None."""
         t = self.task
         low = text.strip().lower()
         option = next((opt for pat, opt in t.OPTION_PATTERNS if re.search(pat, low)), None)
         if option is None:
             return None
-        cands = t.candidates(option)
+        if scene is not None and option in scene:
+            cands = [(label, a) for label, a, _ in scene[option]]
+            where = [pt for _, _, pt in scene[option]]
+        else:
+            cands = t.candidates(option)
+            where = None
         if not cands:
             return option, None
         pts = [p.as_tuple() for p in points_in(text)]
         if pts:
             y, x = pts[0]
-            d = [np.hypot(*(np.array(t.project(t.pos_of(a))) - (y, x))) for _, a in cands]
+            where = where or [tuple(t.project(t.pos_of(a))) for _, a in cands]
+            d = [np.hypot(*(np.array(w) - (y, x))) for w in where]
             return option, cands[int(np.argmin(d))][1]
         named = [a for label, a in cands if label in low]
         if len(named) == 1:

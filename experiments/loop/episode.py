@@ -78,10 +78,11 @@ class HistoryAudit:
         return asdict(self)
 
 
-def _resolution(resolver, text: str, choice_of=None):
+def _resolution(resolver, text: str, choice_of=None, scene=None):
     """What ``text`` does: its option and the object it acts on (``choice_of(object)`` where the
-    history slot says what its decision is about, HistorySlot.choice_of)."""
-    r = resolver.resolve(text) if text else None
+    history slot says what its decision is about, HistorySlot.choice_of), in ``scene`` (the scene
+    as the decision saw it, :meth:`policies.scripted.ScriptedPolicy.scene`) where one is given."""
+    r = (resolver.resolve(text, scene) if scene is not None else resolver.resolve(text)) if text else None
     if r is None:
         return None
     option, target = r
@@ -123,14 +124,17 @@ def run_episode(spec: EpisodeSpec, parts: EpisodeParts, max_decisions: int = 10_
             proposed = composer.propose(obs, info)
             if proposed is None:
                 proposed = ""  # no proposal: the policy holds still this chunk
+            # the texts of this decision are resolved as the executor resolves them when it starts
+            # them, in the scene before the chunk runs (the official bridge snapshots its own)
+            scene = resolver.scene() if hasattr(resolver, "scene") else None
             obs, _, terminated, truncated, info = env.step(proposed)
             executed = info.get("revised", proposed)
             choice_of = getattr(slot, "choice_of", None)
             accepts = judge  # the slot's own measure, or the task's for a decision outside a slot
-            target = _resolution(resolver, oracle, choice_of)
+            target = _resolution(resolver, oracle, choice_of, scene)
 
             def is_right(text: str) -> bool:
-                does = _resolution(resolver, text, choice_of)
+                does = _resolution(resolver, text, choice_of, scene)
                 # the slot's own measure of a right step where it has one (a goal without an order), else the oracle's
                 return accepts(does) if accepts is not None else does == target
 

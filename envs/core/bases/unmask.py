@@ -226,9 +226,19 @@ class UnmaskTask(RoboMMETask):
         e = self.current_entry
         if e is None or e.option != "pick":
             return None
-        template = self.pick_template(e.params["colour"])
+        colour = e.params["colour"]
+        template = self.pick_template(colour)
         alts = tuple(self.ground_template(template, c) for i, c in enumerate(self.containers) if self.on_table(i))
-        return HistorySlot("which container", alts or (e.name,))
+
+        def index_of(obj) -> object:
+            return next((i for i, c in enumerate(self.containers) if c is obj), obj)
+
+        def accepts(does) -> bool:
+            # judged on the world: the oracle's own text names no container while a swap is still
+            # running (its point is grounded once the last swap is over), so it cannot be the measure
+            return does is not None and does[0] == "pick" and does[1] == self.container_of(colour)
+
+        return HistorySlot("which container", alts or (e.name,), choice_of=index_of, accepts=accepts)
 
     def probe_questions(self):
         """Binding questions for the memory assessment: where is the container hiding each named cube?
