@@ -75,3 +75,17 @@ def test_a_fit_on_a_real_train_episode_records_the_oracles_choices_and_plays_bot
     assert prior.counts["PickXtimes"] == {"repeat or stop|2|2": [1, 1]}
     assert prior.modes["PickXtimes"] in ("argmax", "matched") and prior.fit["split"] == "train"
     assert "| PickXtimes | 2 |" in report.read_text()
+
+
+def test_the_report_pairs_memory_with_both_memoryless_arms():
+    from experiments.reporting.report_sections import paired_section
+
+    rows = []
+    for ep in range(20):
+        for cond, ok in (("no-memory", ep < 4), ("best-memoryless", ep < 10), ("memory", ep < 18)):
+            rows.append({"task": "PickXtimes", "condition": cond, "episode": ep, "seed": 7, "split": "test",
+                         "status": "success" if ok else "fail", "success": ok})
+    text, comps = paired_section(rows, n_resamples=200)
+    assert "## Paired comparisons against `no-memory`" in text and "## Paired comparisons against `best-memoryless`" in text
+    fair = [c for c in comps if c.b == "best-memoryless" and c.a == "memory" and c.scope == "all"]
+    assert len(fair) == 1 and fair[0].n == 20 and round(fair[0].diff * 100) == 40 and fair[0].better == 8

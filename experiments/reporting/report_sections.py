@@ -90,6 +90,10 @@ def _record(head: dict[str, Any], s: SeedSummary) -> dict[str, Any]:
     return rec
 
 
+FAIR_MEMORYLESS = "best-memoryless"
+"""The best memoryless arm (``policies/slot_prior.py``): memory is also compared against it, paired."""
+
+
 def paired_section(
     rows: list[Row], *, baseline: str = "no-memory", control: str = "memory", n_resamples: int = N_RESAMPLES, seed: int = 0
 ) -> tuple[str, list[PairedComparison]]:
@@ -104,18 +108,20 @@ def paired_section(
         return [c.a, c.scope, f"{c.n}{extra}", pct(c.rate_a), pct(c.rate_b), pts(c.diff), ci, fmt_p(c.p_mcnemar), f"{c.better}/{c.worse}"]
 
     suites_present = [s for s in SUITES if any(r["task"] in SUITES[s] for r in rows)]
-    if baseline in conds:
-        others = [c for c in conds if c not in (baseline, "oracle") and _is_memory_or_recent(c)]
+    # the blind baseline, and the fair memoryless one beside it where the rows have it (issue 37)
+    references = [baseline] + [c for c in (FAIR_MEMORYLESS,) if c != baseline and c in conds]
+    for reference in (r for r in references if r in conds):
+        others = [c for c in conds if c not in (reference, "oracle") and _is_memory_or_recent(c)]
         body = []
         for c in others:
             for scope in suites_present + ["all"]:
                 tasks = SUITES.get(scope)
-                comp = compare(rows, c, baseline, tasks=tasks, scope=scope, n_resamples=n_resamples, seed=seed)
+                comp = compare(rows, c, reference, tasks=tasks, scope=scope, n_resamples=n_resamples, seed=seed)
                 if comp.n:
                     comps.append(comp)
                     body.append(line(comp))
         if body:
-            out += [f"## Paired comparisons against `{baseline}` (A = condition, B = {baseline})", "", md_table(headers, body), ""]
+            out += [f"## Paired comparisons against `{reference}` (A = condition, B = {reference})", "", md_table(headers, body), ""]
     ablations = [c for c in conds if c.startswith("memory-")]
     if control in conds and ablations:
         body = []
