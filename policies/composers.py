@@ -94,15 +94,15 @@ class PriorComposer(HistoryBlindComposer):
         super().reset(goal, seed, demo_frames)
         self._number = goal_number(goal)
 
-    def _right(self, slot, oracle: str) -> int | None:
-        """The position of the alternative that does what the oracle's subgoal does, if any."""
+    def _right(self, options: tuple[str, ...], oracle: str) -> int | None:
+        """The position of the option that does what the oracle's subgoal does, if any."""
         if self._resolver is None:  # the official envs resolve a text as the benchmark's executor would
             from policies.scripted import ScriptedPolicy
 
             u = self.env.unwrapped
             self._resolver = u if hasattr(u, "resolve") else ScriptedPolicy(self.env)
         does = self._resolver.resolve(oracle)
-        for i, alt in enumerate(slot.alternatives):
+        for i, alt in enumerate(options):
             if alt == oracle or (does is not None and self._resolver.resolve(alt) == does):
                 return i
         return None
@@ -116,14 +116,18 @@ class PriorComposer(HistoryBlindComposer):
             self._key = key
             self._held = oracle
             slot = self.env.unwrapped.history_slot()
-            if slot is not None and len(slot.alternatives) > 1:
-                n = len(slot.alternatives)
+            # the choices the view offers: a slot may repeat one to weight the blind draw (StopCube:
+            # one press to R - 1 "remain static" for R arrivals left), and how often says how many
+            # arrivals passed, which no memoryless predictor sees
+            options = tuple(dict.fromkeys(slot.alternatives)) if slot is not None else ()
+            if len(options) > 1:
+                n = len(options)
                 skey = slot_key(slot.name, n, self._number)
                 if self.prior is None:  # recording the fit's data: the oracle's choice, and where it sits
-                    chosen = self._right(slot, oracle)
+                    chosen = self._right(options, oracle)
                 else:
                     chosen = self.prior.choose(self.task, skey, n, self.rng, self.mode)
-                    self._held = without_ordinals(slot.alternatives[chosen])
+                    self._held = without_ordinals(options[chosen])
                 self.draws.append({"step": info.get("steps"), "slot": slot.name, "key": skey, "n_options": n,
                                    "oracle": oracle, "chosen": chosen, "drawn": self._held})
         return self._held

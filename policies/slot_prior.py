@@ -2,7 +2,7 @@
 
 The no-memory arm draws uniformly among a slot's alternatives at every decision, a lower bound on
 what a predictor without memory achieves. A sensible memoryless predictor would instead use what
-it *can* see at the decision: the task, the kind of decision (the slot's name), how many
+it *can* see at the decision: the task, the kind of decision (the slot's name), how many distinct
 alternatives the view offers, and the number the goal states ("three times", "the second
 target"). Its prior is fitted on ``train`` episodes (``scripts/fit_slot_prior.py``): for each such
 key, how often each alternative's position was the right one. Two ways to use it, chosen per task

@@ -69,10 +69,13 @@ def test_a_fit_on_a_real_train_episode_records_the_oracles_choices_and_plays_bot
     from scripts.fit_slot_prior import main
 
     out, report = tmp_path / "prior.json", tmp_path / "fit.md"
-    assert main(["--tasks", "PickXtimes", "--episodes", "2", "--out", str(out), "--report", str(report)]) == 0
+    assert main(["--tasks", "PickXtimes", "StopCube", "--episodes", "2", "--out", str(out), "--report", str(report)]) == 0
     prior = SlotPrior.load(out)
     # train 2 asks for two repetitions: one slot after the first place (pick again), one after the second (press)
     assert prior.counts["PickXtimes"] == {"repeat or stop|2|2": [1, 1]}
+    # StopCube weights its blind draw by repeating "remain static" once per arrival left; the key
+    # holds the two distinct choices only (how many repeats would tell how many arrivals passed)
+    assert set(prior.counts["StopCube"]) == {"press at this arrival or wait|2|2"}
     assert prior.modes["PickXtimes"] in ("argmax", "matched") and prior.fit["split"] == "train"
     assert "| PickXtimes | 2 |" in report.read_text()
 
