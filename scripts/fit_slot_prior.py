@@ -98,9 +98,9 @@ def main(argv: list[str] | None = None) -> int:
     cfg = ExperimentConfig.from_flat(tasks=tuple(args.tasks), split="train", episodes=(args.episodes,),
                                      conditions=("oracle",), seeds=(args.seed,), wandb="disabled")
     t0 = time.perf_counter()
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
     prior, decisions = record(args.tasks, episodes, args.seed, cfg)
     wins = choose_modes(prior, args.tasks, episodes, args.seed, cfg)
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
     prior.fit = {"split": "train", "episodes": args.episodes, "seed": args.seed, "commit": commit,
                  "decisions": decisions, "wins": wins, "minutes": round((time.perf_counter() - t0) / 60, 1)}
     prior.save(args.out)
