@@ -27,10 +27,12 @@ The VLM composer (a real vision-language model) lives in ``policies/vlm.py``.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from policies.base import Composer
-from subgoals.grammar import without_ordinals
+from subgoals.grammar import points_in, without_ordinals
 
 
 class OracleComposer(Composer):
@@ -77,6 +79,19 @@ class HistoryBlindComposer(Composer):
         return self._held
 
 
+def visible_order(alternatives) -> tuple[str, ...]:
+    """A slot's distinct alternatives in an order a predictor could see: by what they do (the text
+    with its points blanked: "pick up the cube" before "press the button"), then by where, top to
+    bottom and left to right in the image. The task's own order follows its layout lists, which the
+    view does not show (the visited target may sit at a favoured index), so a prior over it would
+    learn the env's bookkeeping rather than the scene."""
+    def key(text: str):
+        pts = points_in(text)
+        return (re.sub(r"<[^>]*>", "<>", text), *(pts[0].as_tuple() if pts else (-1, -1)))
+
+    return tuple(sorted(dict.fromkeys(alternatives), key=key))
+
+
 class PriorComposer(HistoryBlindComposer):
     """At a history slot, the alternative a predictor without memory would best choose (module docstring)."""
 
@@ -119,7 +134,7 @@ class PriorComposer(HistoryBlindComposer):
             # the choices the view offers: a slot may repeat one to weight the blind draw (StopCube:
             # one press to R - 1 "remain static" for R arrivals left), and how often says how many
             # arrivals passed, which no memoryless predictor sees
-            options = tuple(dict.fromkeys(slot.alternatives)) if slot is not None else ()
+            options = visible_order(slot.alternatives) if slot is not None else ()
             if len(options) > 1:
                 n = len(options)
                 skey = slot_key(slot.name, n, self._number)

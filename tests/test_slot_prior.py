@@ -92,3 +92,14 @@ def test_the_report_pairs_memory_with_both_memoryless_arms():
     assert "## Paired comparisons against `no-memory`" in text and "## Paired comparisons against `best-memoryless`" in text
     fair = [c for c in comps if c.b == "best-memoryless" and c.a == "memory" and c.scope == "all"]
     assert len(fair) == 1 and fair[0].n == 20 and round(fair[0].diff * 100) == 40 and fair[0].better == 8
+
+
+def test_the_prior_sees_the_choices_in_the_views_order_not_the_tasks():
+    from policies.composers import visible_order
+
+    alts = ("pick up the container at <120, 40> that hides the red cube",
+            "pick up the container at <90, 200> that hides the red cube",
+            "pick up the container at <120, 40> that hides the red cube")  # a repeat weights a blind draw
+    assert visible_order(alts) == (alts[1], alts[0])  # top to bottom in the image, each once
+    assert visible_order(("press the button at <60, 100> to stop", "pick up the red cube at <150, 90>")) == \
+        ("pick up the red cube at <150, 90>", "press the button at <60, 100> to stop")  # by what they do first
