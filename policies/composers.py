@@ -66,17 +66,20 @@ class HistoryBlindComposer(Composer):
     def propose(self, obs: dict, info: dict) -> str | None:
         oracle = self.env.get_wrapper_attr("oracle_subgoal")()
         key = (info.get("subgoal_index"), oracle)
-        if key != self._key:
+        if key != self._key:  # decided when the oracle subgoal changes, held while it stays
             self._key = key
             self._held = oracle
-            slot = self.env.unwrapped.history_slot()
-            if slot is not None and len(slot.alternatives) > 1 and self.rng.random() < self.p:
-                # the task words its alternatives with the true count ("... for the fourth time");
-                # a memoryless predictor cannot know it, so the drawn subgoal carries no position word
-                self._held = without_ordinals(slot.alternatives[int(self.rng.integers(len(slot.alternatives)))])
-                self.draws.append({"step": info.get("steps"), "slot": slot.name, "oracle": oracle,
-                                   "drawn": self._held, "n_options": len(slot.alternatives)})
+            self._decide(self.env.unwrapped.history_slot(), oracle, info)
         return self._held
+
+    def _decide(self, slot, oracle: str, info: dict) -> None:
+        """At a history slot, replace the held subgoal by a uniform draw among its alternatives."""
+        if slot is not None and len(slot.alternatives) > 1 and self.rng.random() < self.p:
+            # the task words its alternatives with the true count ("... for the fourth time");
+            # a memoryless predictor cannot know it, so the drawn subgoal carries no position word
+            self._held = without_ordinals(slot.alternatives[int(self.rng.integers(len(slot.alternatives)))])
+            self.draws.append({"step": info.get("steps"), "slot": slot.name, "oracle": oracle,
+                               "drawn": self._held, "n_options": len(slot.alternatives)})
 
 
 def visible_order(alternatives) -> tuple[str, ...]:
@@ -122,30 +125,24 @@ class PriorComposer(HistoryBlindComposer):
                 return i
         return None
 
-    def propose(self, obs: dict, info: dict) -> str | None:
+    def _decide(self, slot, oracle: str, info: dict) -> None:
         from policies.slot_prior import slot_key
 
-        oracle = self.env.get_wrapper_attr("oracle_subgoal")()
-        key = (info.get("subgoal_index"), oracle)
-        if key != self._key:
-            self._key = key
-            self._held = oracle
-            slot = self.env.unwrapped.history_slot()
-            # the choices the view offers: a slot may repeat one to weight the blind draw (StopCube:
-            # one press to R - 1 "remain static" for R arrivals left), and how often says how many
-            # arrivals passed, which no memoryless predictor sees
-            options = visible_order(slot.alternatives) if slot is not None else ()
-            if len(options) > 1:
-                n = len(options)
-                skey = slot_key(slot.name, n, self._number)
-                if self.prior is None:  # recording the fit's data: the oracle's choice, and where it sits
-                    chosen = self._right(options, oracle)
-                else:
-                    chosen = self.prior.choose(self.task, skey, n, self.rng, self.mode)
-                    self._held = without_ordinals(options[chosen])
-                self.draws.append({"step": info.get("steps"), "slot": slot.name, "key": skey, "n_options": n,
-                                   "oracle": oracle, "chosen": chosen, "drawn": self._held})
-        return self._held
+        # the choices the view offers: a slot may repeat one to weight the blind draw (StopCube:
+        # one press to R - 1 "remain static" for R arrivals left), and how often says how many
+        # arrivals passed, which no memoryless predictor sees
+        options = visible_order(slot.alternatives) if slot is not None else ()
+        if len(options) < 2:
+            return
+        n = len(options)
+        skey = slot_key(slot.name, n, self._number)
+        if self.prior is None:  # recording the fit's data: the oracle's choice, and where it sits
+            chosen = self._right(options, oracle)
+        else:
+            chosen = self.prior.choose(self.task, skey, n, self.rng, self.mode)
+            self._held = without_ordinals(options[chosen])
+        self.draws.append({"step": info.get("steps"), "slot": slot.name, "key": skey, "n_options": n,
+                           "oracle": oracle, "chosen": chosen, "drawn": self._held})
 
 
 class LaggedComposer(Composer):
