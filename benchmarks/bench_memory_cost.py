@@ -24,8 +24,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -34,30 +32,21 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.bench_loop import machine_facts, play  # noqa: E402  (after the path insert)
+from benchmarks.bench_loop import _mean, machine_facts, play  # noqa: E402  (after the path insert)
+from benchmarks.bench_loop import fmt as _f  # noqa: E402
+from experiments.loop.results import git_info  # noqa: E402
 
 #: The four tasks the issue quoted the ratio on (2.9x then); reported apart in the summary.
 NAMED = ("PickXtimes", "VideoUnmaskSwap", "VideoPlaceOrder", "MoveCube")
 TARGET = 2.0
 
 
-def _mean(xs) -> float:
-    xs = [x for x in xs if x is not None]
-    return statistics.fmean(xs) if xs else float("nan")
-
-
-def _f(x: float, nd: int = 2) -> str:
-    return "-" if x != x else f"{x:.{nd}f}"
-
-
 def _commit() -> str:
-    try:
-        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True)
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT, capture_output=True,
-                               text=True, check=True).stdout.strip()
-        return out.stdout.strip() + (" (with uncommitted changes)" if dirty else "")
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
+    """The short commit, said to carry uncommitted changes where it does."""
+    g = git_info(ROOT)
+    if g.commit == "unknown":
+        return g.commit
+    return g.commit[:7] + (" (with uncommitted changes)" if g.dirty else "")
 
 
 def _per_task(rows: list[dict], task: str) -> dict:

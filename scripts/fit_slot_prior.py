@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import sys
 import time
 from dataclasses import replace
@@ -31,6 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from envs.episodes import ALL_TASKS, episode_spec  # noqa: E402
+from experiments.loop.results import git_info  # noqa: E402
 from policies.slot_prior import DEFAULT_PATH, MODES, SlotPrior  # noqa: E402
 
 
@@ -98,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
     cfg = ExperimentConfig.from_flat(tasks=tuple(args.tasks), split="train", episodes=(args.episodes,),
                                      conditions=("oracle",), seeds=(args.seed,), wandb="disabled")
     t0 = time.perf_counter()
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    commit = git_info(ROOT).commit[:7]
     prior, decisions = record(args.tasks, episodes, args.seed, cfg)
     wins = choose_modes(prior, args.tasks, episodes, args.seed, cfg)
     prior.fit = {"split": "train", "episodes": args.episodes, "seed": args.seed, "commit": commit,
