@@ -10,15 +10,10 @@ from __future__ import annotations
 def build_composer(kind: str, composer_cfg, env):
     """The composer ``kind`` (``oracle``, ``history-blind``, ``prior`` or ``vlm``) over ``env``; its
     settings come from ``composer_cfg`` (:class:`experiments.loop.config.ComposerConfig`)."""
-    from policies.composers import LaggedComposer, OracleComposer, PriorComposer
-    from policies.slot_prior import DEFAULT_PATH, SlotPrior
+    from policies.composers import LaggedComposer, OracleComposer
 
     if kind == "oracle":
         return OracleComposer(env)  # the ceiling is never lagged
-    if kind == "prior":
-        composer = PriorComposer(env, SlotPrior.load(getattr(composer_cfg, "slot_prior", None) or DEFAULT_PATH))
-        lag = getattr(composer_cfg, "proposal_lag", 0)
-        return LaggedComposer(composer, lag) if lag else composer
     composer = _composer(kind, composer_cfg, env)
     lag = getattr(composer_cfg, "proposal_lag", 0)
     return LaggedComposer(composer, lag) if lag else composer
@@ -29,6 +24,11 @@ def _composer(kind: str, composer_cfg, env):
 
     if kind == "history-blind":
         return HistoryBlindComposer(env, p=composer_cfg.history_blind_p)
+    if kind == "prior":
+        from policies.composers import PriorComposer
+        from policies.slot_prior import DEFAULT_PATH, SlotPrior
+
+        return PriorComposer(env, SlotPrior.load(getattr(composer_cfg, "slot_prior", None) or DEFAULT_PATH))
     if kind == "vlm":
         from policies.vlm import VLMComposer
 
