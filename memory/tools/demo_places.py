@@ -364,17 +364,16 @@ class DemoPlacesTool(Tool):
         matching the mover's disc as it arrived) and the target at rest is the disc at ``at``, come
         the other way. Without a target ahead, the disc is the mover's."""
         t = self.targets[lost]
-        ahead = (at[0] - t.pos[0]) * t.vel[0] + (at[1] - t.pos[1]) * t.vel[1] > 0
-        heading = np.array(t.vel) / max(1e-9, float(np.hypot(*t.vel)))
+        vel, back = np.array(t.vel), np.array([at[0] - t.pos[0], at[1] - t.pos[1]])
+        ahead, gone = float(back @ vel) > 0, float(np.hypot(*back))
         cands = []
         for j, o in enumerate(self.targets):
             if j == lost:
                 continue
             d = np.array([o.pos[0] - t.pos[0], o.pos[1] - t.pos[1]])
-            along = float(d @ heading)
             # ahead of it, and nearer than the disc behind: the mover came from there, so what is
             # left of its way is shorter than what it has gone (its curved path turns its heading)
-            if along > 0 and np.hypot(*d) < np.hypot(at[0] - t.pos[0], at[1] - t.pos[1]):
+            if float(d @ vel) > 0 and np.hypot(*d) < gone:
                 cands.append((float(np.hypot(*d)), j))
         now = self._video_frames
         if ahead or not cands:
