@@ -35,6 +35,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from envs.episodes import ALL_TASKS  # noqa: E402
+from experiments.loop.results import git_info  # noqa: E402
 from experiments.reporting.paper_reference import ORACLE_SUBGOAL  # noqa: E402
 from policies.executor_profile import PROFILE_DIR, SKILLS, FailureRates  # noqa: E402
 
@@ -76,10 +77,13 @@ def oracle_success(scales: dict[str, float], episodes: str, workers: int, seed: 
     return out
 
 
-def fit(episodes: str, rounds: int, workers: int, seed: int, tasks: list[str]) -> dict:
+def fit(episodes: str, rounds: int, workers: int, seed: int, tasks: list[str],
+        start: dict[str, float] | None = None) -> dict:
     """Secant steps on log success: success falls about geometrically with the scale (each subgoal's
     failures are drawn independently), so ``ln success(s) ~ ln clean + slope * s``; each round runs
-    every unfitted task at the scale this line, through its latest trial, says hits the target."""
+    every unfitted task at the scale this line, through its latest trial, says hits the target.
+    ``start`` (an earlier fit's scales) is the first trial of each task instead of 1, so a refit on
+    more episodes begins where the last one ended."""
     clean = oracle_success({t: 0.0 for t in tasks}, episodes, workers, seed)
     print("clean:", clean, flush=True)
     succ = {t: {0.0: clean[t]} for t in tasks}
@@ -89,7 +93,7 @@ def fit(episodes: str, rounds: int, workers: int, seed: int, tasks: list[str]) -
     for r in range(rounds):
         if not todo:
             break
-        trial = {t: (1.0 if r == 0 else _next_scale(t, succ[t], _n(episodes))) for t in todo}
+        trial = {t: (_first_scale(t, start) if r == 0 else _next_scale(t, succ[t], _n(episodes))) for t in todo}
         got = oracle_success(trial, episodes, workers, seed)
         print(f"round {r}:", {t: (round(trial[t], 3), got[t]) for t in trial}, flush=True)
         for t, s in trial.items():
@@ -98,6 +102,21 @@ def fit(episodes: str, rounds: int, workers: int, seed: int, tasks: list[str]) -
     fitted = {t: succ[t][scales[t]] for t in tasks}
     return {"scales": scales, "clean": clean, "fitted_success": fitted,
             "trials": {t: {str(k): v for k, v in succ[t].items()} for t in tasks}}
+
+
+def _first_scale(task: str, start: dict[str, float] | None) -> float:
+    """The first trial: the earlier fit's scale where it had one above 0, else the declared shape (1)."""
+    s = (start or {}).get(task, 0.0)
+    return float(s) if s > 0 else 1.0
+
+
+def start_scales(path: Path) -> dict[str, float]:
+    """The fitted scales an earlier run of this script recorded in its profile (``fit.scales``)."""
+    try:
+        record = json.loads(path.read_text())["fit"]["scales"]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise SystemExit(f"--start {path}: not a profile this script wrote (no fit.scales): {exc}") from exc
+    return {str(t): float(s) for t, s in record.items()}
 
 
 def _n(episodes: str) -> int:
@@ -132,19 +151,24 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--tasks", nargs="+", default=list(ALL_TASKS))
+    ap.add_argument("--start", type=Path, default=None,
+                    help="an earlier fit's profile JSON: its scales are the first trials (default: scale 1)")
     ap.add_argument("--out", type=Path, default=PROFILE_DIR / "pi05_like.json")
     ap.add_argument("--table", type=Path, default=ROOT / "benchmarks" / "executor_fit.md")
     args = ap.parse_args(argv)
     load0 = os.getloadavg()[0]
-    result = fit(args.episodes, args.rounds, args.workers, args.seed, args.tasks)
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    start = start_scales(args.start) if args.start else None
+    result = fit(args.episodes, args.rounds, args.workers, args.seed, args.tasks, start)
+    commit = git_info(ROOT).commit[:7]
     check = result["fitted_success"]
     record = {"split": "train", "episodes": args.episodes, "seed": args.seed, "commit": commit,
+              "start": {t: _first_scale(t, start) for t in args.tasks} if start else None,
               "target": {t: ORACLE_SUBGOAL[t] for t in args.tasks}, **result}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(profile_for(result["scales"], record), indent=1) + "\n")
+    started = f" --start {args.start.relative_to(ROOT) if args.start.is_absolute() and args.start.is_relative_to(ROOT) else args.start}" if args.start else ""
     lines = ["# The `pi05-like` executor profile's fit (train)", "",
-             f"`python -m scripts.fit_executor_profile --episodes {args.episodes} --rounds {args.rounds}` at {commit} "
+             f"`python -m scripts.fit_executor_profile --episodes {args.episodes} --rounds {args.rounds}{started}` at {commit} "
              f"(oracle arm, train {args.episodes}, seed {args.seed}; load average {load0:.2f}). Scale: the multiplier "
              "of the declared failure shape on that task (0: clean). Success in %.", "",
              "| task | π0.5 oracle-subgoal (target) | clean | scale | fitted (train) |", "|---|---|---|---|---|"]

@@ -1,0 +1,43 @@
+"""The executor-profile fit's arithmetic: the secant step, the warm start, what it refuses."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from scripts.fit_executor_profile import _first_scale, _next_scale, profile_for, start_scales
+
+
+def test_secant_step_lands_on_the_target_of_a_geometric_success_curve():
+    # success(s) = 100 * exp(-0.5 s): StopCube's target 49.7 is reached at s = -2 ln(0.497)
+    trials = {0.0: 100.0, 1.0: 100.0 * math.exp(-0.5)}
+    s = _next_scale("StopCube", trials, n=50)
+    assert s == pytest.approx(-2 * math.log(0.497), abs=1e-3)
+
+
+def test_secant_step_interpolates_between_the_bracketing_trials():
+    trials = {0.0: 100.0, 1.0: 90.0, 4.0: 30.0, 2.0: 70.0}  # target 49.7 lies between 2 and 4
+    s = _next_scale("StopCube", trials, n=50)
+    assert 2.0 < s < 4.0
+
+
+def test_no_measurable_effect_quadruples_the_scale():
+    assert _next_scale("InsertPeg", {0.0: 90.0, 1.0: 90.0}, n=12) == 4.0
+
+
+def test_warm_start_takes_an_earlier_fit_and_falls_back_to_the_declared_shape(tmp_path):
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps(profile_for({"StopCube": 4.2, "PickXtimes": 0.0}, {"scales": {"StopCube": 4.2, "PickXtimes": 0.0}})))
+    start = start_scales(path)
+    assert _first_scale("StopCube", start) == 4.2
+    assert _first_scale("PickXtimes", start) == 1.0  # clean before: this fit starts at the shape
+    assert _first_scale("RouteStick", None) == 1.0
+
+
+def test_a_profile_without_a_fit_record_is_refused_naming_it(tmp_path):
+    path = tmp_path / "hand_written.json"
+    path.write_text(json.dumps({"name": "mine", "skills": {}, "tasks": {}}))
+    with pytest.raises(SystemExit, match="hand_written.json"):
+        start_scales(path)
