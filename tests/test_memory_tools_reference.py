@@ -272,9 +272,16 @@ def repick():
     frames += [frames[-1]] * 3
     live = frames[-1]
     end = [t.project(t.pos(c)) for c in cubes]
+    # then, live, a grasp that missed pushes the handled cube 7 cm away from its nearest look-alike
+    here = t.pos(cubes[h]).copy()
+    other = min((t.pos(c) for i, c in enumerate(cubes) if i != h), key=lambda p: np.linalg.norm(p[:2] - here[:2]))
+    away = (here[:2] - other[:2]) / np.linalg.norm(here[:2] - other[:2])
+    t.set_xyz(cubes[h], [here[0] + 0.07 * away[0], here[1] + 0.07 * away[1], here[2]])
+    pushed, pushed_to = env.front_frame(), t.project(t.pos(cubes[h]))
     goal = t.goal_texts()[0]
     env.close()
-    return {"frames": frames, "live": live, "end": end, "handled": h, "partner": partner, "goal": goal}
+    return {"frames": frames, "live": live, "end": end, "handled": h, "partner": partner, "goal": goal,
+            "pushed": pushed, "pushed_to": pushed_to}
 
 
 def test_the_handled_cube_is_followed_through_the_swap(repick):
@@ -290,6 +297,27 @@ def test_the_handled_cube_is_followed_through_the_swap(repick):
     # it ends where the handled cube ended (its partner's old place), not where it started
     assert _near(rec.position, repick["end"][repick["handled"]], 5), (rec.position, repick["end"])
     assert not _near(rec.position, repick["end"][repick["partner"]], 8)
+
+
+def test_a_cube_pushed_off_its_place_is_followed_and_its_pick_counted(repick):
+    """A missed grasp pushes the cube: its place goes bare and a blob of its colour stands where
+    none rested; the record follows it there (an audited write), and a lift from there is a pick."""
+    tool = DemoHandledTool()
+    store = MemoryStore()
+    tool.reset(specify(repick["goal"]), store)
+    for k, rgb in enumerate(repick["frames"]):
+        tool.observe(_video(k, rgb), store)
+    for k in range(3):
+        tool.observe(_live(100 + 4 * k, repick["live"]), store)
+    before = store.get(handled_key("cube")).position
+    assert _near(before, repick["end"][repick["handled"]], 5)
+    assert not _near(before, repick["pushed_to"], tool.config.took_px)  # from the old place, a lift there would not count
+    tool.observe(_live(112, repick["pushed"], CLOSED), store)  # the missed grasp, hand closed
+    tool.observe(_live(116, repick["pushed"]), store)  # the hand opens: the cube is elsewhere
+    rec = store.get(handled_key("cube"))
+    assert _near(rec.position, repick["pushed_to"], 4), (rec.position, repick["pushed_to"])
+    assert "pushed" in store.history(handled_key("cube"))[-1].reason
+    assert any("was pushed" in e for e in tool.diagnostics()["events"])
 
 
 def test_repick_reads_the_correct_cube_and_gates_the_stop(repick):

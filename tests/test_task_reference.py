@@ -190,6 +190,12 @@ def test_video_repick_is_deterministic_and_hides_the_cube(envs_by_task):
     slot = task.history_slot()
     assert slot.name == "which cube" and len(slot.alternatives) == 3
     assert task.ground_template(task.current_entry.template, task.cube) in slot.alternatives
+    # the pick count is asked between picks; while the cube is up, a pick is under way and not asked about
+    assert [q.kind for q in task.probe_questions()] == ["count", "binding"]
+    here = task.pos(task.cube).copy()
+    task.set_xyz(task.cube, here + [0, 0, 0.08])
+    assert task.probe_questions() == []
+    task.set_xyz(task.cube, here)
 
 
 # ---------------------------------------------------------------------- VideoPlaceButton / Order

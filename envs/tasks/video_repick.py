@@ -197,14 +197,19 @@ class VideoRepick(ReferenceTask):
     def probe_questions(self):
         """Questions for the memory assessment, once the video is over: where the demonstrated cube
         is (asked while it rests on the table; candidates: every resting cube) and how many picks of
-        it are done. Record texts are the memory's wording."""
+        it are done (asked while it rests and the hand does not hold it). Record texts are the
+        memory's wording."""
         e = self.current_entry
         if e is not None and e.demonstration:
             return []
-        out = [ProbeQuestion("count", "how many times has the demonstrated cube been picked up again?", RecordName.REFERENCE_CUBE_PICKS,
-                             self.picks_done())]
         resting = {i: tuple(float(v) for v in self.project(self.pos_of(a))) for i, a in enumerate(self.cubes)
                    if self.pos(a)[2] < 0.03}
+        out = []
+        if self.layout.target_cube in resting and not self.is_grasping(self.cube):
+            # asked between picks: while the cube is in the hand a pick is under way, and whether it
+            # is counted yet depends on the height one calls lifted (the checker's 5 cm), not on memory
+            out.append(ProbeQuestion("count", "how many times has the demonstrated cube been picked up again?",
+                                     RecordName.REFERENCE_CUBE_PICKS, self.picks_done()))
         if self.layout.target_cube in resting:
             out.append(ProbeQuestion("binding", "where is the cube the video picked up?", RecordName.REFERENCE_CUBE,
                                      resting[self.layout.target_cube], tuple(resting.values())))

@@ -33,11 +33,13 @@ this module: the pixel readers below follow colour blobs of any object (their si
 cubes). At the first live frame the answer becomes an entity record ``"<colour> <role>"`` with the
 binding ``reference_binding(role)`` (``"reference cube"`` for cubes, status ``verified``) that
 structured access reads for "the correct cube".
-Live, the tool keeps the record's place current (the robot puts the cube back a little off) and
-counts the picks of that cube: a grip that held something apart and rose from the cube's place,
-then a release (the hand's own finger and joint readings, :mod:`memory.events.lift`); where the
-frames carry no finger readings, its blob leaving its place in the closed grip. Its gate turns "press the button" into the next pick while the goal's count is not
-reached, and a further pick into the press once it is.
+Live, the tool keeps the record's place current (the robot puts the cube back a little off; a
+grasp that missed can push it further: its place goes bare and a blob of its colour stands where
+none rested) and counts the picks of that cube: a grip that held something apart and rose from the
+cube's place, counted when it rose (the hand's own finger and joint readings,
+:mod:`memory.events.lift`); where the frames carry no finger readings, its blob leaving its place
+in the closed grip, then a release. Its gate turns "press the button" into the next pick while the
+goal's count is not reached, and a further pick into the press once it is.
 """
 
 from __future__ import annotations
@@ -121,6 +123,8 @@ class HandledThresholds:
     took_px: float = 8.0
     """Live, a lift whose lowest point (the hand's pixel under the closing fingers) lies within this of the
     cube's place took that cube (2-6 px off on train; a touching neighbour's centre is a cube's width, 10 px or more, away)."""
+    push_px: float = 40.0
+    """Live, a cube pushed off its place (its place bare) is looked for this far (px); a missed grasp pushed one 22 px on train."""
     grasp_px: float = 6.0
     """The colour under the grasp is known from a slot within twice this of the first low point, or a blob within this of where the cube now rests (px)."""
 
@@ -171,6 +175,7 @@ class DemoHandledTool(Tool):
         self._lift = None
         self._took: tuple[float, float] | None = None  # where the hand lifted something this grip
         self._last_rgb: np.ndarray | None = None
+        self._others: list[tuple[float, float]] | None = None  # look-alikes' places when the cube was last seen resting
         self._latched: tuple | None = None
         self._events: list[str] = []
         # the tool-centre point's first stay at cube height in the video: (lowest z, its pixel)
@@ -385,14 +390,11 @@ class DemoHandledTool(Tool):
         for e in events_for(store).events(frame, LIFT_LIVE):
             if e.kind == "lift":
                 self._took = e.point
+                if self._picked():  # the hand's own sensing: the pick happened when it lifted the cube
+                    self._count_pick(frame, store, f"the hand lifted something from the {self.role}'s place")
         if any(e.kind == "release" for e in events_for(store).events(frame, GRIPPER_LIVE)):
-            if self._picked():
-                self.picks.add()
-                self.commit(store, COUNT_KEY, ProgressRecord(name=reference_picks(self.role), count=self.count, target=self.target),
-                            step=frame.step, accepted=True,
-                            reason=(f"the hand lifted something from the {self.role}'s place, then released it"
-                                    if self._lift.sensing else f"the {self.role} left its place in a closed grip, then was released"))
-                self._events.append(f"{frame.step}: pick {self.count} of the correct {self.role} done")
+            if not self._lift.sensing and self._picked():  # pixels only: the cube left its place, then was let go
+                self._count_pick(frame, store, f"the {self.role} left its place in a closed grip, then was released")
             self._lifted, self._away, self._took = False, 0, None
         if frame.rgb is None:
             return
@@ -408,23 +410,48 @@ class DemoHandledTool(Tool):
         # open hand: keep the record on the cube where it rests (the robot puts it back a little off)
         near = [b for b in blobs if b.distance(self.pos) <= self.config.settle_px]
         if not near:
+            self._pushed(frame, blobs, store)
             return
         b = min(near, key=lambda b: b.distance(self.pos))
+        self._others = [(o.y, o.x) for o in blobs if o is not b]
         if b.distance(self.pos) <= 1.0 or self._merged(b):
             return  # a look-alike touching it pulls the blob's centroid off the cube: keep the place
+        self._move_record(frame, store, b, f"the {self.role} rests a little further")
+
+    def _pushed(self, frame: Frame, blobs: list[Blob], store: MemoryStore) -> None:
+        """The cube's place is bare table and no blob of its colour rests near it: a grasp that missed
+        pushed it away. It is the one blob of its colour, within ``push_px``, at a place where none
+        rested when the cube was last seen (its look-alikes stay where they were); two or none: the
+        place stands, and the pick count waits for a lift from it."""
+        if self._others is None or not bare_table(frame.rgb, self.pos):
+            return
+        new = [b for b in blobs if b.distance(self.pos) <= self.config.push_px and not self._merged(b)
+               and all(b.distance(o) > 2 * self.config.present_px for o in self._others)]
+        if len(new) == 1:
+            self._events.append(f"{frame.step}: the {self.role} was pushed from "
+                                f"{tuple(round(v) for v in self.pos)} to {(round(new[0].y), round(new[0].x))}")
+            self._move_record(frame, store, new[0], f"the {self.role} was pushed off its place (its place is bare, "
+                                                     "a blob of its colour stands where none rested)")
+
+    def _move_record(self, frame: Frame, store: MemoryStore, b: Blob, reason: str) -> None:
         self.pos = (b.y, b.x)
         rec = store.get(key_for(self.role))
         p = (int(round(b.y)), int(round(b.x)))
         if isinstance(rec, EntityRecord) and rec.position is not None and np.hypot(p[0] - rec.position[0], p[1] - rec.position[1]) > 2:
-            self.commit(store, key_for(self.role), rec.evolve(position=p), step=frame.step,
-                        reason=f"the {self.role} rests a little further",
-                        accepted=True)
+            self.commit(store, key_for(self.role), rec.evolve(position=p), step=frame.step, reason=reason, accepted=True)
+
+    def _count_pick(self, frame: Frame, store: MemoryStore, reason: str) -> None:
+        self.picks.add()
+        self.commit(store, COUNT_KEY, ProgressRecord(name=reference_picks(self.role), count=self.count, target=self.target),
+                    step=frame.step, accepted=True, reason=reason)
+        self._events.append(f"{frame.step}: pick {self.count} of the correct {self.role} done")
 
     def _picked(self) -> bool:
-        """Whether the grip now released picked the reference cube. Where the hand logs its fingers,
+        """Whether the grip picked the reference cube. Where the hand logs its fingers (asked at the lift),
         its own sensing decides: something held the fingers apart and rose, taken within
         ``took_px`` of the cube's place (a grasp that closed on nothing, or on a neighbour, is no
-        pick). Otherwise the pixels: the cube left its place in the closed grip."""
+        pick; one that lifted it is a pick even if it slips out on the way). Otherwise the pixels
+        (asked at the release): the cube left its place in the closed grip."""
         if self._lift is not None and self._lift.sensing:
             return self._took is not None and bool(
                 np.hypot(self._took[0] - self.pos[0], self._took[1] - self.pos[1]) <= self.config.took_px)
