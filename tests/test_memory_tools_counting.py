@@ -313,6 +313,18 @@ def test_a_grip_that_held_nothing_deposits_nothing(binfill, fake_hand):
     assert tool.deposited["red"] == 0 and tool.empty_releases == 1
 
 
+def test_a_cube_let_go_with_the_hand_away_from_the_bin_is_no_deposit(binfill, fake_hand):
+    """A drop on the way (a learned policy's slip): the pixels show the cube by the bin and then gone
+    (it fell where they lose it), but the hand's log says it opened, still holding, far from the bin."""
+    tool, store = _bin_counter(binfill["goal"], binfill["first"])
+    away = (binfill["bin"][0] + 20, binfill["bin"][1] - 90)  # beside the bin, not over it
+    tool.observe(_hand_frame(100, binfill["held"], CLOSED, away, 0.02, 0.02), store)
+    tool.observe(_hand_frame(104, binfill["held"], CLOSED, away, 0.10, 0.02), store)
+    tool.observe(_hand_frame(105, None, OPEN, away, 0.10, 0.04), store)
+    tool.observe(_hand_frame(108, binfill["gone"], OPEN, away, 0.10, 0.04), store)
+    assert tool.deposited["red"] == 0 and tool.dropped_away == 1
+
+
 def test_deposit_gate_picks_what_is_owed_then_presses(binfill):
     tool, store = _bin_counter(binfill["goal"], binfill["first"])
     store.add("layout/button/0", LayoutRecord(role="button", label="button", position=(66, 131)), step=8, reason="test")

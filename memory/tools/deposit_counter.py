@@ -27,11 +27,14 @@ Evidence for one deposit of colour C (the evidence gate):
   near the bin (a cube that misses the opening lands beside it and stays visible). A cube that
   shows up again where it vanished within the next frames takes the deposit back.
 
-Where the frames log the fingers (:mod:`memory.events.lift`), the hand's own sensing settles two
+Where the frames log the fingers (:mod:`memory.events.lift`), the hand's own sensing settles three
 things the pixels cannot always see: a grip that never held anything apart and rose lifted nothing
-(the release deposits nothing); and when the arm hides the held cube over the bin, a grip still
-holding the carried colour when it opened, with the hand over the bin, stands in for the blob held
-there (the vanishing and landing checks above still decide).
+(the release deposits nothing); a grip that still held something when it opened with the hand away
+from the bin dropped it on the way (no deposit, however the fall hides it: a cube that vanishes
+from the hand's view short of the bin and lands out of ``near_px`` passed the pixel checks);
+and when the arm hides the held cube over the bin, a grip still holding the carried colour when it
+opened, with the hand over the bin, stands in for the blob held there (the vanishing and landing
+checks above still decide).
 
 Cubes that appear later on the table change nothing: only a vanishing at the bin after a release
 counts. Each colour's count is a ``progress/deposited <colour> <role>`` record (target: the goal's
@@ -196,6 +199,7 @@ class DepositCounter(Tool):
         self._grasped: list[tuple[str, float, float]] | None = None  # places standing when the gripper last closed
         self.carried_log: list[tuple[int, str | None]] = []  # (release step, carried colour or None: lifted nothing)
         self.empty_releases = 0
+        self.dropped_away = 0  # releases of a held cube with the hand away from the bin (the hand's log)
         self._frame_steps: list[int] = []  # steps of the last rendered live frames
         self._recent: list[tuple[int, list[Blob]]] = []  # (step, blobs) of the last rendered frames
         self._rest: list[tuple[Blob, int]] = []  # blobs of the last frame, with how many frames in a row they stood there
@@ -314,6 +318,12 @@ class DepositCounter(Tool):
             # the grasp lifted nothing: every cube standing then still stands
             self.carried_log.append((step, None))
             self.empty_releases += 1
+            return
+        if grip is not None and grip.holding and grip.hand is not None and not self._held_over_bin(
+                Blob("", float(grip.hand[0]), float(grip.hand[1]), 0, (0, 0, 0, 0))):
+            # the hand's own log: it let go of what it held away from the bin (dropped on the way);
+            # what falls there lands on the table, wherever the pixels lose it
+            self.dropped_away += 1
             return
         only = next(iter(carried)) if carried is not None and len(carried) == 1 else None
         if only is not None:
@@ -471,6 +481,6 @@ class DepositCounter(Tool):
         return {"active": self.active, "goal": dict(self.goal), "deposited": {c: n for c, n in self.deposited.items() if n},
                 "bin": None if self.bin is None else [round(v) for v in self.bin], "log": list(self.log),
                 "rejected_releases": self.rejected, "taken_back": self.taken_back,
-                "empty_releases": self.empty_releases, "carried": [list(x) for x in self.carried_log],
+                "empty_releases": self.empty_releases, "dropped_away": self.dropped_away, "carried": [list(x) for x in self.carried_log],
                 "held_by_hand": getattr(self, "by_hand", 0),
                 "gate_calls": self._gate_calls, "rewrites": self._rewrites}
