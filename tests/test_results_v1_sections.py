@@ -200,7 +200,10 @@ def test_the_ceiling_table_sets_the_oracle_beside_the_published_column():
     rows = [_row(task="InsertPeg", condition="oracle", episode=e, success=e < 2) for e in range(10)]
     rows += [_row(task="InsertPeg", condition="memory", episode=e, success=e < 1) for e in range(10)]
     md = SECTIONS["ceiling"](rows)
-    assert "| InsertPeg | 10 | 20.0 | 15.6 | +4.4 | yes | 10.0 | 0.50 |" in md
-    assert "1/1 within 5" in md
+    # 2 of 10 against 15.6 %: 4.4 points, 0.4 standard errors of a 10-episode rate
+    assert "| InsertPeg | 10 | 20.0 | 15.6 | +4.4 | yes | +0.4 | yes | 10.0 | 0.50 |" in md
+    assert "1/1 within 5" in md and "χ² 0.1, 1 df, p 0.70" in md and "1/1 within 2 SE" in md
+    far = [_row(task="VideoUnmask", condition="oracle", episode=e, success=e < 44) for e in range(50)]
+    assert "| VideoUnmask | 50 | 88.0 | 98.8 | -10.8 | no | -7.0 | no |" in SECTIONS["ceiling"](far)
     md = SECTIONS["attribution"](rows)
     assert "memory failed" in md and "| InsertPeg | 9 |" in md
