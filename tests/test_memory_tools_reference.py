@@ -320,6 +320,38 @@ def test_a_cube_pushed_off_its_place_is_followed_and_its_pick_counted(repick):
     assert any("was pushed" in e for e in tool.diagnostics()["events"])
 
 
+def test_a_pick_counts_when_the_hand_lifts_the_cube_and_a_grip_on_nothing_never(repick, monkeypatch):
+    """The hand's own log (fingers held apart, tool-centre point risen) counts the pick as it lifts,
+    before the release; a grip that closed on nothing and rose is no pick."""
+    import memory.events.lift as lift_module
+
+    # the kinematics faked: the joint reading's first three entries are the tool-centre point, its pixel 100 x (x, y)
+    monkeypatch.setattr(lift_module, "panda_tcp", lambda q: np.asarray(q[:3], float))
+    monkeypatch.setattr(lift_module, "to_pixel", lambda p: (float(p[0]) * 100, float(p[1]) * 100))
+
+    def hand(step, command, at, z, fingers):
+        q = np.array([at[0] / 100, at[1] / 100, z, 0, 0, 0, 0])
+        return Frame(step=step, rgb=repick["live"], joint_state=q, action=np.append(np.zeros(7), command),
+                     gripper=np.array([fingers, fingers]))
+
+    tool = DemoHandledTool()
+    store = MemoryStore()
+    tool.reset(specify(repick["goal"]), store)
+    for k, rgb in enumerate(repick["frames"]):
+        tool.observe(_video(k, rgb), store)
+    tool.observe(_live(100, repick["live"]), store)
+    at = store.get(handled_key("cube")).position
+    tool.observe(hand(104, CLOSED, at, 0.02, 0.0), store)  # closed on nothing
+    tool.observe(hand(108, CLOSED, at, 0.10, 0.0), store)  # and rose
+    tool.observe(hand(112, OPEN, at, 0.10, 0.04), store)
+    assert tool.count == 0
+    tool.observe(hand(116, CLOSED, at, 0.02, 0.02), store)  # closed on the cube
+    tool.observe(hand(120, CLOSED, at, 0.10, 0.02), store)  # lifted it: the pick, still in the hand
+    assert tool.count == 1
+    tool.observe(hand(124, OPEN, at, 0.02, 0.04), store)  # put down: the release adds nothing
+    assert tool.count == 1
+
+
 def test_repick_reads_the_correct_cube_and_gates_the_stop(repick):
     layer = MemoryLayer(MemoryConfig(), [make_tool("demo_handled")])
     layer.reset(repick["goal"], [_video(k, rgb) for k, rgb in enumerate(repick["frames"])])
