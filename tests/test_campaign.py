@@ -16,9 +16,22 @@ from experiments.loop.results import read_rows
 def test_every_stage_parses_as_a_paper_run(stage):
     cfg = parse_config(stage.argv(workers=2))
     flat = cfg.flat_dict()
-    assert flat["preset"] == "paper" and flat["split"] == stage.split and flat["goal_style"] == stage.goal_style
+    assert flat["split"] == stage.split and flat["goal_style"] == stage.goal_style
     assert tuple(flat["conditions"]) == stage.conditions and tuple(flat["seeds"]) == stage.seeds
-    assert flat["policy_noise"]["p_fail_grasp"] > 0  # the paper preset's noise, not the quick default
+    assert flat["executor_profile"] == stage.executor_profile
+    if stage.executor_profile == "clean":
+        assert flat["preset"] == "paper"
+        assert flat["policy_noise"]["p_fail_grasp"] > 0  # the paper preset's noise, not the quick default
+    else:  # the profile's failures alone, as it was fitted
+        assert flat["policy_noise"]["p_fail_grasp"] == 0 and flat["policy_noise"]["p_drop"] == 0
+
+
+def test_the_profile_plan_runs_the_headline_arms_under_the_fitted_profile():
+    (stage,) = campaign.PROFILE_V2
+    assert stage.conditions == campaign.HEADLINE and stage.executor_profile == "pi05-like" and stage.planned == 16 * 50 * 3
+    row = {"condition": "memory", "seed": 7, "episode": 3, "split": "test", "goal_style": "template"}
+    assert not stage.selects(row)  # a clean executor's row is not this stage's
+    assert stage.selects({**row, "executor_profile": "pi05-like"})
 
 
 def test_the_plan_covers_the_protocol():

@@ -60,6 +60,9 @@ class Stage:
     seeds: tuple[int, ...] = (7,)
     split: str = "test"
     goal_style: str = "template"
+    executor_profile: str = "clean"
+    """``clean``: the ``paper`` preset's policy noise; a profile (issue 36) replaces it: the run takes
+    no preset's noise, only the profile's failures, as the profile's fit did."""
 
     @property
     def episode_range(self) -> tuple[int, int]:
@@ -73,8 +76,10 @@ class Stage:
         return TASKS * (hi - lo) * len(self.seeds) * len(self.conditions)
 
     def argv(self, workers: int) -> list[str]:
+        failures = (["--preset", "paper"] if self.executor_profile == "clean"
+                    else ["--executor-profile", self.executor_profile])
         return [
-            "--preset", "paper", "--tasks", "all", "--split", self.split, "--episodes", self.episodes,
+            *failures, "--tasks", "all", "--split", self.split, "--episodes", self.episodes,
             "--seeds", *map(str, self.seeds), "--conditions", *self.conditions,
             "--goal-style", self.goal_style, "--workers", str(workers), "--out", str(RUNS / self.run_dir),
         ]
@@ -84,7 +89,8 @@ class Stage:
         lo, hi = self.episode_range
         return (row.get("condition") in self.conditions and row.get("seed") in self.seeds
                 and lo <= row.get("episode", -1) < hi and row.get("split", self.split) == self.split
-                and row.get("goal_style", self.goal_style) == self.goal_style)
+                and row.get("goal_style", self.goal_style) == self.goal_style
+                and row.get("executor_profile", "clean") == self.executor_profile)
 
     def done(self, rows: list[dict] | None = None) -> int:
         """Rows of this stage among ``rows`` (default: its run directory's), any status."""
@@ -114,13 +120,19 @@ MEMORY_V2: tuple[Stage, ...] = (
 the ood split's, and goals worded only from the held-out pool (set beside ``test-s7``'s template
 memory rows, the same episodes at the same commit)."""
 
-CAMPAIGNS: dict[str, tuple[Stage, ...]] = {"v1": V1, "memory-v2": MEMORY_V2}
+PROFILE_V2: tuple[Stage, ...] = (
+    Stage("test-s7", "pi05_like_v2_test", HEADLINE, "0:50", executor_profile="pi05-like"),
+)
+"""Issue 36's check at one commit: the headline arms on test 0-49, seed 7, under the fitted
+``pi05-like`` executor profile (policies/profiles/pi05_like.json), beside the clean executor's."""
+
+CAMPAIGNS: dict[str, tuple[Stage, ...]] = {"v1": V1, "memory-v2": MEMORY_V2, "profile-v2": PROFILE_V2}
 """``--campaign`` names; each is pinned to its own commit (its rows never mix commits)."""
 
 
 def known_stages() -> tuple[Stage, ...]:
     """Every campaign's stages (read at call time, so a test can swap one plan)."""
-    return V1 + MEMORY_V2
+    return V1 + MEMORY_V2 + PROFILE_V2
 
 
 class CampaignError(RuntimeError):
@@ -267,7 +279,7 @@ def publish_all(stages: tuple[Stage, ...] = V1, dest_root: Path | None = None) -
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m experiments.campaign", description=__doc__.split("\n\n")[0])
     p.add_argument("--campaign", default="v1", choices=tuple(CAMPAIGNS),
-                   help="which plan: v1 (Results v1, the paper's protocol) or memory-v2 (issue 35's checks)")
+                   help="which plan: v1 (Results v1, the paper's protocol), memory-v2 (issue 35's checks) or profile-v2 (issue 36's: the headline arms under the pi05-like executor profile)")
     p.add_argument("--status", action="store_true", help="planned vs done per stage")
     p.add_argument("--stage", action="append", default=[], help="run this stage (repeatable)")
     p.add_argument("--next", type=int, default=0, help="run the next N unfinished stages")
