@@ -87,6 +87,9 @@ class _ActionTap(gym.Wrapper):
         super().__init__(env)
         self.demo, self.actions, self.clocks = demo, actions, clocks
         self.gate: RenderGate | None = None
+        self.faults = None
+        """An executor profile's failures (envs/official/faults.py): every planner action passes
+        through it before the simulator; None: the planner's own actions."""
         self.terminal_state = None
         """With a render gate: the scene's state (``get_state_dict``) right after the latest step that
         terminated the episode, before the wrapper's extra step moves the scene on (the view the
@@ -95,6 +98,8 @@ class _ActionTap(gym.Wrapper):
 
     def step(self, action):
         extra = bool(self.demo.__dict__.get("_doing_extra_step", False))
+        if self.faults is not None and not extra:
+            action = self.faults.action(action, self._hold)
         out = self.env.step(action)
         if not extra:
             self.actions.append(np.asarray(action.cpu() if hasattr(action, "cpu") else action,
@@ -104,6 +109,12 @@ class _ActionTap(gym.Wrapper):
             if self.gate is not None and bool(np.asarray(terminated.cpu() if hasattr(terminated, "cpu") else terminated).any()):
                 self.terminal_state = self.env.unwrapped.get_state_dict()
         return out
+
+    def _hold(self, action, n: int) -> None:
+        """``n`` steps of ``action`` beneath the benchmark's recording (a late start: the arm holds,
+        the clock runs, no entry is added to the benchmark's lists)."""
+        for _ in range(n):
+            self.env.step(action)
 
     def terminal_front(self):
         """The front view of :attr:`terminal_state` (None without one): that state set, rendered, and
@@ -117,6 +128,13 @@ class _ActionTap(gym.Wrapper):
             return self.gate.fresh_front()
         finally:
             u.set_state_dict(now)
+
+
+def _position(actor):
+    """An official actor's world position (None where the benchmark cannot say)."""
+    from robomme.robomme_env.utils.choice_action_mapping import extract_actor_position_xyz
+
+    return extract_actor_position_xyz(actor)
 
 
 class OfficialSubgoalEnv(gym.Env):
@@ -171,6 +189,9 @@ class OfficialSubgoalEnv(gym.Env):
         benchmark's wrappers do. The harness turns it on (``--official-render-gate``, the default)."""
         self.gate: RenderGate | None = None
         self._seed, self._decisions = 0, 0
+        self.faults = None
+        """``--executor-profile``'s failures for the episode (:class:`envs.official.faults.OfficialFaults`,
+        set before ``reset``); None: the benchmark's planner runs every option as it plans it."""
         self.raw_log: list[dict] | None = None
         """Set to a list to keep every raw official (obs, info) this env returns (the fixture recorder)."""
         self._decision: dict | None = None
@@ -415,6 +436,7 @@ class OfficialSubgoalEnv(gym.Env):
     def _install_tap(self) -> None:
         e = find_wrapper(self.env, "DemonstrationWrapper", "cannot capture actions")
         e.env = self._tap = _ActionTap(e.env, e, self._actions, self._clocks)
+        self._tap.faults = self.faults
 
     def _our_obs(self, rgb, q) -> dict:
         return {"front_rgb": None if rgb is None else M.as_uint8_rgb(rgb), "wrist_rgb": None,
@@ -481,13 +503,8 @@ class OfficialSubgoalEnv(gym.Env):
             return self._held_still(None)
         self._clear_records()
         self._tap.terminal_state = None
-        # mplib's IK restarts draw from the C library's rand(): seeded per decision from the episode,
-        # a plan depends on the episode and the decision alone, not on what ran before it
-        seed_planner_randomness(self._seed * 1000 + self._decisions)
-        self._decisions += 1
-        obs, _, terminated, truncated, info = self.env.step(cmd.to_action())
+        obs, info = self._run_options(subgoal, cmd)
         self._t["env_s"] += time.perf_counter() - t0
-        self._log_raw("step", cmd.to_action(), obs, info)
         info = dict(info or {})
         if obs is None:  # the benchmark's FailAwareWrapper caught a crash (IK, planner): an error
             self.status, self.error = "error", M.error_text(info)
@@ -524,6 +541,36 @@ class OfficialSubgoalEnv(gym.Env):
         self._last_obs = ours
         out = dict(self._our_info(), frames=frames, command=cmd.to_action())
         return subgoal_observation(ours), 0.0, self.status in ("success", "fail", "error"), self.status == "timeout", out
+
+    def _run_options(self, subgoal: str, cmd: M.Command) -> tuple:
+        """The planner runs the decision's option (twice, or another one, where the executor
+        profile's failure says so: envs/official/faults.py); (obs, info) of the last run, with the
+        benchmark's per-step lists of every run joined; obs None if a run crashed."""
+        runs = [cmd] if self.faults is None else self.faults.runs(
+            subgoal, cmd.choice, cmd.point, self._decision["options"],
+            {label: ([_position(a) for a in objs], pts) for label, (objs, pts) in self._decision["candidates"].items()})
+        lists: dict[str, list] = {}
+        obs, info = None, {}
+        for run in runs:
+            if self.faults is not None:
+                self.faults.arm(run)
+            # mplib's IK restarts draw from the C library's rand(): seeded per option run from the
+            # episode, a plan depends on the episode and the decision alone, not on what ran before it
+            seed_planner_randomness(self._seed * 1000 + self._decisions)
+            self._decisions += 1
+            obs, _, _, _, info = self.env.step(run.to_action())
+            self._log_raw("step", run.to_action(), obs, info)
+            if obs is None:
+                break
+            for key in ("front_rgb_list", "joint_state_list", "gripper_state_list"):
+                lists.setdefault(key, []).extend(list(obs.get(key, [])))
+            if M.status_of(info) != "ongoing":
+                break
+        if self.faults is not None:
+            self.faults.arm(None)
+        if obs is not None and len(runs) > 1:
+            obs = dict(obs, **{k: v for k, v in lists.items() if k in obs})
+        return obs, info
 
     def _held_still(self, command) -> tuple:
         """The step's return when the robot did not move: one no-op chunk of the budget is spent

@@ -2,7 +2,8 @@
 
 ``build_official_parts`` is ``experiments.loop.unit.build_parts`` for the official backend: the
 subgoal-level env is :class:`envs.official.env.OfficialSubgoalEnv` (the benchmark's multi_choice
-planner executes every subgoal, so there is no ``SubgoalExecution`` and no low-level policy), the
+planner executes every subgoal, so there is no ``SubgoalExecution`` and no low-level policy; an
+executor profile perturbs the planner's motions instead: envs/official/faults.py), the
 memory layer, composers, streams and the render schedule's strides are exactly ours.
 """
 
@@ -50,6 +51,20 @@ def _official_memory(unit: WorkUnit, cond, cfg):
     return build_memory(cond, cfg.perception, cfg.specifier, executor_tool_settings("robomme", cfg.policy.kind))
 
 
+def _official_faults(unit: WorkUnit, cfg, policy_seed: int):
+    """``--executor-profile``'s failures of the benchmark planner's motions in this episode, drawn
+    from its policy stream (envs/official/faults.py); None for ``clean``. The row reads the profile's
+    name and the failures from it, as from our scripted policy."""
+    if cfg.policy.executor_profile == "clean":
+        return None
+    from envs.official.faults import OfficialFaults
+    from policies.executor_profile import load_profile
+
+    faults = OfficialFaults(load_profile(cfg.policy.executor_profile), unit.task)
+    faults.reset(policy_seed)
+    return faults
+
+
 def build_official_parts(unit: WorkUnit, cfg, video_path=None) -> EpisodeParts:
     """The parts of one official episode; with ``video_path``, the episode is recorded there (mp4,
     the conditioning video then the front camera every ``--render-stride`` steps, annotated).
@@ -74,11 +89,12 @@ def build_official_parts(unit: WorkUnit, cfg, video_path=None) -> EpisodeParts:
     env.frame_stride, env.video_stride = sched.front_stride, sched.env_video_stride
     env.render_only_consumed = cfg.render.official_render_gate
     env.timers = {"memory_s": memory.time_s} if hasattr(memory, "time_s") else {}
+    env.faults = _official_faults(unit, cfg, streams["policy"])
     top = wrap_top(env, memory, cond, video_path)
     composer = build_composer(cfg.composer_for(cond), cfg.composer, env)
     return EpisodeParts(env=top, composer=composer, memory=memory, condition=unit.condition, seed=unit.seed,
                         backend="robomme", goal_style=cfg.env.goal_style,
-                        streams=streams, policy=None, extra={"bridges": list(env.bridges.applied)})
+                        streams=streams, policy=env.faults, extra={"bridges": list(env.bridges.applied)})
 
 
 def _learned_policy_parts(unit: WorkUnit, cfg, video_path=None) -> EpisodeParts:
