@@ -7,19 +7,27 @@ import json
 import pytest
 
 from experiments.reporting import campaign
-from experiments.loop.config import parse_config
+from envs.official.install import robomme_available
+from experiments.loop.config import ConfigError, parse_config
 from experiments.reporting.publish import publish
 from experiments.loop.results import read_rows
 
 
 @pytest.mark.parametrize("stage", campaign.known_stages(), ids=lambda s: f"{s.run_dir}:{s.name}")
 def test_every_stage_parses_as_a_paper_run(stage):
+    if stage.backend == "robomme" and not robomme_available()[0]:  # CI: the official package is not installed
+        with pytest.raises(ConfigError, match="robomme_benchmark"):
+            parse_config(stage.argv(workers=2))
+        return
     cfg = parse_config(stage.argv(workers=2))
     flat = cfg.flat_dict()
+    assert flat["backend"] == stage.backend
     assert flat["split"] == stage.split and flat["goal_style"] == stage.goal_style
     assert tuple(flat["conditions"]) == stage.conditions and tuple(flat["seeds"]) == stage.seeds
     assert flat["executor_profile"] == stage.executor_profile
-    if stage.executor_profile == "clean":
+    if stage.backend == "robomme":  # the benchmark's planner executes: no policy noise to take from a preset
+        assert flat["policy_noise"]["p_fail_grasp"] == 0 and flat["policy_noise"]["p_drop"] == 0
+    elif stage.executor_profile == "clean":
         assert flat["preset"] == "paper"
         assert flat["policy_noise"]["p_fail_grasp"] > 0  # the paper preset's noise, not the quick default
     else:  # the profile's failures alone, as it was fitted
@@ -32,6 +40,21 @@ def test_the_profile_plan_runs_the_headline_arms_under_the_fitted_profile():
     row = {"condition": "memory", "seed": 7, "episode": 3, "split": "test", "goal_style": "template"}
     assert not stage.selects(row)  # a clean executor's row is not this stage's
     assert stage.selects({**row, "executor_profile": "pi05-like"})
+
+
+def test_results_v2_runs_the_protocol_on_the_official_envs():
+    plan = campaign.RESULTS_V2
+    assert all(s.backend == "robomme" for s in plan) and plan[0].name == "headline-s7"
+    headline = [s for s in plan if s.conditions == campaign.HEADLINE and s.executor_profile == "clean"]
+    assert sum(s.planned for s in headline) == 7200 and sorted(x for s in headline for x in s.seeds) == [7, 11, 23]
+    memoryless = [s for s in plan if s.conditions == ("best-memoryless",)]
+    assert sorted(x for s in memoryless for x in s.seeds) == [7, 11, 23]
+    assert {s.name for s in plan if s.seeds == (7,)} >= {"profile-s7", "recent-s7", "reworded-s7"}
+    row = {"condition": "memory", "seed": 7, "episode": 3, "split": "test", "goal_style": "template"}
+    assert not plan[0].selects(row), "a row of our envs is not an official stage's"
+    assert plan[0].selects({**row, "backend": "robomme"})
+    assert "--backend" in plan[0].argv(2) and "--preset" not in plan[0].argv(2)
+    assert not {s.run_dir for s in plan} & {s.run_dir for s in campaign.V1 + campaign.MEMORY_V2 + campaign.PROFILE_V2}
 
 
 def test_the_plan_covers_the_protocol():

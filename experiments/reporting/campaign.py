@@ -1,7 +1,9 @@
 """Results campaigns: resumable plans of runs, each pinned to one commit.
 
 ``v1`` (the default) is Results v1, the paper's protocol on our envs; ``memory-v2`` is the general
-memory's checks (issue 35: test and ood, oracle / memory, and held-out wordings), pinned on its own.
+memory's checks (issue 35: test and ood, oracle / memory, and held-out wordings), ``profile-v2`` the
+executor profile's (issue 36), ``results-v2`` the protocol on the benchmark's own envs (issue 37);
+each is pinned on its own.
 
     python -m experiments.campaign --status              # planned vs done, per stage
     python -m experiments.campaign --campaign memory-v2 --next 1   # the other plan
@@ -63,6 +65,10 @@ class Stage:
     executor_profile: str = "clean"
     """``clean``: the ``paper`` preset's policy noise; a profile (issue 36) replaces it: the run takes
     no preset's noise, only the profile's failures, as the profile's fit did."""
+    backend: str = "robomem"
+    """``robomem`` (our envs) or ``robomme`` (the benchmark's own, ``--backend robomme``: its planner
+    executes each option, so the ``paper`` preset's policy noise has nothing to act on and no preset
+    is taken; a profile perturbs the planner, envs/official/faults.py)."""
 
     @property
     def episode_range(self) -> tuple[int, int]:
@@ -76,10 +82,11 @@ class Stage:
         return TASKS * (hi - lo) * len(self.seeds) * len(self.conditions)
 
     def argv(self, workers: int) -> list[str]:
-        failures = (["--preset", "paper"] if self.executor_profile == "clean"
-                    else ["--executor-profile", self.executor_profile])
+        failures = (["--executor-profile", self.executor_profile] if self.executor_profile != "clean"
+                    else ["--preset", "paper"] if self.backend == "robomem" else [])
+        backend = ["--backend", self.backend] if self.backend != "robomem" else []
         return [
-            *failures, "--tasks", "all", "--split", self.split, "--episodes", self.episodes,
+            *failures, *backend, "--tasks", "all", "--split", self.split, "--episodes", self.episodes,
             "--seeds", *map(str, self.seeds), "--conditions", *self.conditions,
             "--goal-style", self.goal_style, "--workers", str(workers), "--out", str(RUNS / self.run_dir),
         ]
@@ -90,7 +97,8 @@ class Stage:
         return (row.get("condition") in self.conditions and row.get("seed") in self.seeds
                 and lo <= row.get("episode", -1) < hi and row.get("split", self.split) == self.split
                 and row.get("goal_style", self.goal_style) == self.goal_style
-                and row.get("executor_profile", "clean") == self.executor_profile)
+                and row.get("executor_profile", "clean") == self.executor_profile
+                and row.get("backend", "robomem") == self.backend)
 
     def done(self, rows: list[dict] | None = None) -> int:
         """Rows of this stage among ``rows`` (default: its run directory's), any status."""
@@ -126,13 +134,33 @@ PROFILE_V2: tuple[Stage, ...] = (
 """Issue 36's check at one commit: the headline arms on test 0-49, seed 7, under the fitted
 ``pi05-like`` executor profile (policies/profiles/pi05_like.json), beside the clean executor's."""
 
-CAMPAIGNS: dict[str, tuple[Stage, ...]] = {"v1": V1, "memory-v2": MEMORY_V2, "profile-v2": PROFILE_V2}
+OFFICIAL = "robomme"
+RESULTS_V2: tuple[Stage, ...] = (
+    Stage("headline-s7", "results_v2_official_test", HEADLINE, "0:50", (7,), backend=OFFICIAL),
+    Stage("best-memoryless-s7", "results_v2_official_test", ("best-memoryless",), "0:50", (7,), backend=OFFICIAL),
+    Stage("profile-s7", "results_v2_official_pi05_like", HEADLINE, "0:50", (7,), executor_profile="pi05-like",
+          backend=OFFICIAL),
+    Stage("recent-s7", "results_v2_official_test", RECENT, "0:50", (7,), backend=OFFICIAL),
+    Stage("reworded-s7", "results_v2_official_reworded", ("no-memory", "memory"), "0:50", (7,), goal_style="reworded",
+          backend=OFFICIAL),
+    Stage("headline-s11", "results_v2_official_test", HEADLINE, "0:50", (11,), backend=OFFICIAL),
+    Stage("headline-s23", "results_v2_official_test", HEADLINE, "0:50", (23,), backend=OFFICIAL),
+    Stage("best-memoryless-s11-s23", "results_v2_official_test", ("best-memoryless",), "0:50", (11, 23),
+          backend=OFFICIAL),
+)
+"""Results v2 (issue 37): the paper's protocol on the benchmark's own envs. Seed 7 of the headline
+first, then its fair memoryless arm, the seed-7 stages (the ``pi05-like`` profile perturbing the
+benchmark's planner, recent-N windows, reworded goals), then seeds 11 and 23: 7200 headline cells in
+all. Pinned to the commit where issues 35 and 36 have landed."""
+
+CAMPAIGNS: dict[str, tuple[Stage, ...]] = {"v1": V1, "memory-v2": MEMORY_V2, "profile-v2": PROFILE_V2,
+                                           "results-v2": RESULTS_V2}
 """``--campaign`` names; each is pinned to its own commit (its rows never mix commits)."""
 
 
 def known_stages() -> tuple[Stage, ...]:
     """Every campaign's stages (read at call time, so a test can swap one plan)."""
-    return V1 + MEMORY_V2 + PROFILE_V2
+    return V1 + MEMORY_V2 + PROFILE_V2 + RESULTS_V2
 
 
 class CampaignError(RuntimeError):
