@@ -144,6 +144,11 @@ def _next_scale(task: str, trials: dict[float, float], n: int) -> float:
     return round(min(S_MAX, max(0.01, s)), 4)
 
 
+def _shown(path: Path) -> Path:
+    """``path`` as the command in the table shows it: relative to the checkout when inside it."""
+    return path.relative_to(ROOT) if path.is_absolute() and path.is_relative_to(ROOT) else path
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m scripts.fit_executor_profile", description=__doc__.splitlines()[0])
     ap.add_argument("--episodes", default="0:12", help="train episodes to fit on (START:STOP)")
@@ -166,7 +171,7 @@ def main(argv: list[str] | None = None) -> int:
               "target": {t: ORACLE_SUBGOAL[t] for t in args.tasks}, **result}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(profile_for(result["scales"], record), indent=1) + "\n")
-    started = f" --start {args.start.relative_to(ROOT) if args.start.is_absolute() and args.start.is_relative_to(ROOT) else args.start}" if args.start else ""
+    started = f" --start {_shown(args.start)}" if args.start else ""
     lines = ["# The `pi05-like` executor profile's fit (train)", "",
              f"`python -m scripts.fit_executor_profile --episodes {args.episodes} --rounds {args.rounds}{started}` at {commit} "
              f"(oracle arm, train {args.episodes}, seed {args.seed}; load average {load0:.2f}). Scale: the multiplier "

@@ -319,8 +319,10 @@ class DepositCounter(Tool):
             self.carried_log.append((step, None))
             self.empty_releases += 1
             return
-        if grip is not None and grip.holding and grip.hand is not None and not self._held_over_bin(
-                Blob("", float(grip.hand[0]), float(grip.hand[1]), 0, (0, 0, 0, 0))):
+        # where the hand's log puts the hand as it opened while still holding (None: not sensed)
+        hand = (Blob("", float(grip.hand[0]), float(grip.hand[1]), 0, (0, 0, 0, 0))
+                if grip is not None and grip.holding and grip.hand is not None else None)
+        if hand is not None and not self._held_over_bin(hand):
             # the hand's own log: it let go of what it held away from the bin (dropped on the way);
             # what falls there lands on the table, wherever the pixels lose it
             self.dropped_away += 1
@@ -338,13 +340,11 @@ class DepositCounter(Tool):
                     break
             if candidates:
                 break
-        if not candidates and only is not None and grip is not None and grip.holding and grip.hand is not None:
+        if not candidates and only is not None and hand is not None:
             # the arm hid the held cube: the hand's log says it still held the cube it took from the
-            # table when it opened, and where; over the bin, that is the candidate
-            at = Blob(only, float(grip.hand[0]), float(grip.hand[1]), 0, (0, 0, 0, 0))
-            if self._held_over_bin(at):
-                candidates = [at]
-                self.by_hand += 1
+            # table when it opened, and where (over the bin, or the drop above returned): the candidate
+            candidates = [Blob(only, hand.y, hand.x, 0, (0, 0, 0, 0))]
+            self.by_hand += 1
         if not candidates:
             self.rejected += 1
             return
