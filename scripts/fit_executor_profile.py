@@ -15,7 +15,9 @@ reported. A task whose clean oracle is already at or below its target gets ``s =
     python -m scripts.fit_executor_profile --episodes 0:12 --rounds 6 --workers 2
 
 writes ``policies/profiles/pi05_like.json`` (the profile, with a ``fit`` record) and
-``benchmarks/executor_fit.md`` (per task: target, clean success, fitted scale, fitted success).
+``benchmarks/executor_fit.md`` (per task: target, clean success, fitted scale, fitted success);
+``--backend robomme`` fits on the benchmark's own envs (its planner perturbed,
+policies/official_faults.py) and writes ``pi05_like_official.json`` and ``executor_fit_official.md``.
 Never fitted on test: the test split's success is the check (README, issue 36's must-show).
 """
 
@@ -49,16 +51,28 @@ BASE: dict[str, FailureRates] = {
 S_MAX = 24.0
 
 
-def profile_for(scales: dict[str, float], fit: dict | None = None) -> dict:
+BACKEND_OUTPUT = {
+    "robomem": ("pi05-like", PROFILE_DIR / "pi05_like.json", ROOT / "benchmarks" / "executor_fit.md"),
+    "robomme": ("pi05-like-official", PROFILE_DIR / "pi05_like_official.json",
+                ROOT / "benchmarks" / "executor_fit_official.md"),
+}
+"""Per backend the fit runs on: the profile's name, where it is written, where its table goes. The
+official envs get a fit of their own: the benchmark's planner and its subgoal checker recover from a
+failure differently (after a missed grasp it asks for the pick again), so the same rates give a
+different ceiling there."""
+
+
+def profile_for(scales: dict[str, float], fit: dict | None = None, name: str = "pi05-like") -> dict:
     """The profile JSON: every task's skills at its scale (0: clean)."""
     tasks = {t: {k: asdict(BASE[k].scaled(s)) for k in SKILLS} for t, s in scales.items() if s > 0}
-    out = {"name": "pi05-like", "skills": {}, "tasks": tasks}
+    out = {"name": name, "skills": {}, "tasks": tasks}
     if fit is not None:
         out["fit"] = fit
     return out
 
 
-def oracle_success(scales: dict[str, float], episodes: str, workers: int, seed: int) -> dict[str, float]:
+def oracle_success(scales: dict[str, float], episodes: str, workers: int, seed: int,
+                   backend: str = "robomem") -> dict[str, float]:
     """Oracle success (%) per task on train ``episodes`` under the profile with these scales."""
     from experiments.loop.results import read_rows
 
@@ -67,7 +81,7 @@ def oracle_success(scales: dict[str, float], episodes: str, workers: int, seed: 
         prof.write_text(json.dumps(profile_for(scales)))
         cmd = [sys.executable, "-m", "experiments.run", "--tasks", *scales, "--split", "train", "--episodes", episodes,
                "--conditions", "oracle", "--seeds", str(seed), "--executor-profile", str(prof),
-               "--wandb", "disabled", "--workers", str(workers), "--out", str(Path(tmp) / "run")]
+               "--backend", backend, "--wandb", "disabled", "--workers", str(workers), "--out", str(Path(tmp) / "run")]
         subprocess.run(cmd, cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
         rows = read_rows(Path(tmp) / "run")
     out = {}
@@ -78,13 +92,13 @@ def oracle_success(scales: dict[str, float], episodes: str, workers: int, seed: 
 
 
 def fit(episodes: str, rounds: int, workers: int, seed: int, tasks: list[str],
-        start: dict[str, float] | None = None) -> dict:
+        start: dict[str, float] | None = None, backend: str = "robomem") -> dict:
     """Secant steps on log success: success falls about geometrically with the scale (each subgoal's
     failures are drawn independently), so ``ln success(s) ~ ln clean + slope * s``; each round runs
     every unfitted task at the scale this line, through its latest trial, says hits the target.
     ``start`` (an earlier fit's scales) is the first trial of each task instead of 1, so a refit on
     more episodes begins where the last one ended."""
-    clean = oracle_success({t: 0.0 for t in tasks}, episodes, workers, seed)
+    clean = oracle_success({t: 0.0 for t in tasks}, episodes, workers, seed, backend)
     print("clean:", clean, flush=True)
     succ = {t: {0.0: clean[t]} for t in tasks}
     scales = {t: 0.0 for t in tasks}
@@ -94,7 +108,7 @@ def fit(episodes: str, rounds: int, workers: int, seed: int, tasks: list[str],
         if not todo:
             break
         trial = {t: (_first_scale(t, start) if r == 0 else _next_scale(t, succ[t], _n(episodes))) for t in todo}
-        got = oracle_success(trial, episodes, workers, seed)
+        got = oracle_success(trial, episodes, workers, seed, backend)
         print(f"round {r}:", {t: (round(trial[t], 3), got[t]) for t in trial}, flush=True)
         for t, s in trial.items():
             succ[t][s], last[t], scales[t] = got[t], s, s
@@ -158,21 +172,26 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--tasks", nargs="+", default=list(ALL_TASKS))
     ap.add_argument("--start", type=Path, default=None,
                     help="an earlier fit's profile JSON: its scales are the first trials (default: scale 1)")
-    ap.add_argument("--out", type=Path, default=PROFILE_DIR / "pi05_like.json")
-    ap.add_argument("--table", type=Path, default=ROOT / "benchmarks" / "executor_fit.md")
+    ap.add_argument("--backend", choices=tuple(BACKEND_OUTPUT), default="robomem",
+                    help="the envs to fit on: ours, or the benchmark's own (its planner perturbed)")
+    ap.add_argument("--out", type=Path, default=None, help="default: the backend's profile (BACKEND_OUTPUT)")
+    ap.add_argument("--table", type=Path, default=None, help="default: the backend's table (BACKEND_OUTPUT)")
     args = ap.parse_args(argv)
+    name, default_out, default_table = BACKEND_OUTPUT[args.backend]
+    args.out, args.table = args.out or default_out, args.table or default_table
     load0 = os.getloadavg()[0]
     start = start_scales(args.start) if args.start else None
-    result = fit(args.episodes, args.rounds, args.workers, args.seed, args.tasks, start)
+    result = fit(args.episodes, args.rounds, args.workers, args.seed, args.tasks, start, args.backend)
     commit = git_info(ROOT).commit[:7]
     check = result["fitted_success"]
-    record = {"split": "train", "episodes": args.episodes, "seed": args.seed, "commit": commit,
+    record = {"backend": args.backend, "split": "train", "episodes": args.episodes, "seed": args.seed, "commit": commit,
               "start": {t: _first_scale(t, start) for t in args.tasks} if start else None,
               "target": {t: ORACLE_SUBGOAL[t] for t in args.tasks}, **result}
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(profile_for(result["scales"], record), indent=1) + "\n")
+    args.out.write_text(json.dumps(profile_for(result["scales"], record, name), indent=1) + "\n")
     started = f" --start {_shown(args.start)}" if args.start else ""
-    lines = ["# The `pi05-like` executor profile's fit (train)", "",
+    started += f" --backend {args.backend}" if args.backend != "robomem" else ""
+    lines = [f"# The `{name}` executor profile's fit (train)", "",
              f"`python -m scripts.fit_executor_profile --episodes {args.episodes} --rounds {args.rounds}{started}` at {commit} "
              f"(oracle arm, train {args.episodes}, seed {args.seed}; load average {load0:.2f}). Scale: the multiplier "
              "of the declared failure shape on that task (0: clean). Success in %.", "",

@@ -41,3 +41,17 @@ def test_a_profile_without_a_fit_record_is_refused_naming_it(tmp_path):
     path.write_text(json.dumps({"name": "mine", "skills": {}, "tasks": {}}))
     with pytest.raises(SystemExit, match="hand_written.json"):
         start_scales(path)
+
+
+def test_the_official_fit_has_its_own_profile_and_a_clear_error_until_it_is_fitted():
+    from policies.executor_profile import BUILTIN, load_profile
+    from scripts.fit_executor_profile import BACKEND_OUTPUT
+
+    name, out, table = BACKEND_OUTPUT["robomme"]
+    assert name == "pi05-like-official" and BUILTIN[name] == out and out != BACKEND_OUTPUT["robomem"][1]
+    assert profile_for({"InsertPeg": 2.0}, name=name)["name"] == name
+    if not out.is_file():
+        with pytest.raises(ValueError, match="has not been fitted here"):
+            load_profile(name)
+    else:
+        assert load_profile(name).name == name

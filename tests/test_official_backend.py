@@ -23,7 +23,7 @@ def test_backend_defaults_to_ours_and_refuses_what_it_cannot_run():
         ExperimentConfig.from_flat(backend="robomme", conditions=("memory", "memory-true-state"))
     if AVAILABLE:  # reworded goals run on both backends (envs/official/goal_values.py)
         assert ExperimentConfig.from_flat(backend="robomme", goal_style="reworded").env.goal_style == "reworded"
-    if AVAILABLE:  # an executor profile perturbs the benchmark planner's motions (envs/official/faults.py)
+    if AVAILABLE:  # an executor profile perturbs the benchmark planner's motions (policies/official_faults.py)
         cfg = ExperimentConfig.from_flat(backend="robomme", executor_profile="pi05-like")
         assert cfg.policy.executor_profile == "pi05-like"
     with pytest.raises(ConfigError, match="executes its own actions"):

@@ -1,4 +1,4 @@
-"""An executor profile on the official envs (envs/official/faults.py): which option is which skill,
+"""An executor profile on the official envs (policies/official_faults.py): which option is which skill,
 which runs a drawn failure asks the planner for, and what each failure does to the planner's actions.
 
 The drawing and the action changes are pure and run everywhere; the episode on the benchmark's own
@@ -7,7 +7,7 @@ env (a missed grasp the benchmark's checker does not count) needs the official p
 import numpy as np
 import pytest
 
-from envs.official.faults import OPEN, OfficialFaults, nearest_other, official_skill, sibling_choice
+from policies.official_faults import OPEN, OfficialFaults, nearest_other, official_skill, sibling_choice
 from envs.official.install import robomme_available
 from policies.executor_profile import ExecutorProfile, FailureRates
 
@@ -165,6 +165,18 @@ def test_the_same_seed_draws_the_same_failures():
         return [(e["failure"], e.get("after_steps")) for e in f.executor_events]
 
     assert draws(5) == draws(5) and draws(5) != draws(6)
+
+
+def test_a_planner_crash_after_a_failed_motion_is_the_executors_fail_not_an_error():
+    why = "screw->RRT* planning exhausted"
+    f = faults("early", "press")
+    assert f.crash_status(why) == ("error", why)
+    f.runs("press the button", "b", None, PICK_OPTIONS, {})  # drawn, not applied: nothing moved differently
+    assert f.crash_status(why) == ("error", why)
+    g = faults("drop", "carry")
+    g.runs("place the cube", "a", (1, 1), [{"label": "a", "action": "place the cube onto the target"}], {})
+    status, reason = g.crash_status(why)
+    assert status == "fail" and why in reason and "executor profile" in reason
 
 
 def test_torch_actions_keep_their_type():

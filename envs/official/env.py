@@ -88,7 +88,7 @@ class _ActionTap(gym.Wrapper):
         self.demo, self.actions, self.clocks = demo, actions, clocks
         self.gate: RenderGate | None = None
         self.faults = None
-        """An executor profile's failures (envs/official/faults.py): every planner action passes
+        """An executor profile's failures (policies/official_faults.py): every planner action passes
         through it before the simulator; None: the planner's own actions."""
         self.terminal_state = None
         """With a render gate: the scene's state (``get_state_dict``) right after the latest step that
@@ -190,7 +190,7 @@ class OfficialSubgoalEnv(gym.Env):
         self.gate: RenderGate | None = None
         self._seed, self._decisions = 0, 0
         self.faults = None
-        """``--executor-profile``'s failures for the episode (:class:`envs.official.faults.OfficialFaults`,
+        """``--executor-profile``'s failures for the episode (:class:`policies.official_faults.OfficialFaults`,
         set before ``reset``); None: the benchmark's planner runs every option as it plans it."""
         self.raw_log: list[dict] | None = None
         """Set to a list to keep every raw official (obs, info) this env returns (the fixture recorder)."""
@@ -508,6 +508,8 @@ class OfficialSubgoalEnv(gym.Env):
         info = dict(info or {})
         if obs is None:  # the benchmark's FailAwareWrapper caught a crash (IK, planner): an error
             self.status, self.error = "error", M.error_text(info)
+            if self.faults is not None:  # a crash a failed motion caused is the executor's failure
+                self.status, self.error = self.faults.crash_status(self.error)
             out = dict(self._our_info(), frames=frames, command=cmd.to_action())
             return subgoal_observation(self._last_obs), 0.0, True, False, out
         keep = {k: v for k, v in info.items() if k not in ("status",)}
@@ -544,7 +546,7 @@ class OfficialSubgoalEnv(gym.Env):
 
     def _run_options(self, subgoal: str, cmd: M.Command) -> tuple:
         """The planner runs the decision's option (twice, or another one, where the executor
-        profile's failure says so: envs/official/faults.py); (obs, info) of the last run, with the
+        profile's failure says so: policies/official_faults.py); (obs, info) of the last run, with the
         benchmark's per-step lists of every run joined; obs None if a run crashed."""
         runs = [cmd] if self.faults is None else self.faults.runs(
             subgoal, cmd.choice, cmd.point, self._decision["options"],

@@ -3,7 +3,7 @@
 ``build_official_parts`` is ``experiments.loop.unit.build_parts`` for the official backend: the
 subgoal-level env is :class:`envs.official.env.OfficialSubgoalEnv` (the benchmark's multi_choice
 planner executes every subgoal, so there is no ``SubgoalExecution`` and no low-level policy; an
-executor profile perturbs the planner's motions instead: envs/official/faults.py), the
+executor profile perturbs the planner's motions instead: policies/official_faults.py), the
 memory layer, composers, streams and the render schedule's strides are exactly ours.
 """
 
@@ -53,11 +53,11 @@ def _official_memory(unit: WorkUnit, cond, cfg):
 
 def _official_faults(unit: WorkUnit, cfg, policy_seed: int):
     """``--executor-profile``'s failures of the benchmark planner's motions in this episode, drawn
-    from its policy stream (envs/official/faults.py); None for ``clean``. The row reads the profile's
+    from its policy stream (policies/official_faults.py); None for ``clean``. The row reads the profile's
     name and the failures from it, as from our scripted policy."""
     if cfg.policy.executor_profile == "clean":
         return None
-    from envs.official.faults import OfficialFaults
+    from policies.official_faults import OfficialFaults
     from policies.executor_profile import load_profile
 
     faults = OfficialFaults(load_profile(cfg.policy.executor_profile), unit.task)

@@ -68,7 +68,7 @@ class Stage:
     backend: str = "robomem"
     """``robomem`` (our envs) or ``robomme`` (the benchmark's own, ``--backend robomme``: its planner
     executes each option, so the ``paper`` preset's policy noise has nothing to act on and no preset
-    is taken; a profile perturbs the planner, envs/official/faults.py)."""
+    is taken; a profile perturbs the planner, policies/official_faults.py)."""
 
     @property
     def episode_range(self) -> tuple[int, int]:

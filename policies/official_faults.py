@@ -14,7 +14,10 @@ failure would show:
   one (``miss_retry``), a press or stick move run twice (``extra``), the same option on the nearest
   other candidate within ``near_m`` (``wrong_object``), a sibling stick move (``wrong_turn``).
 
-Physics and the benchmark's own checker decide every outcome. The draws are
+Physics and the benchmark's own checker decide every outcome. When the planner, asked for the
+next option, finds no motion from where a failed motion left the arm (its screw and RRT* attempts
+exhausted), the episode ends as ``fail`` with the planner's message, not ``error``: errors are
+infrastructure and left out of every rate, and this one is the executor's failure. The draws are
 :func:`policies.failure_model.draw_failure` from the episode's policy stream, one per decision whose
 option has a skill, as on our envs. ``early`` (a timed press that skips its waiting) has no
 equivalent: the planner's press options do not wait, the decision's time is the composer's; it is
@@ -87,6 +90,20 @@ class OfficialFaults:
         self.rng = np.random.default_rng(seed)
         self.executor_events = []
         self._armed, self._n, self._last, self._frozen = None, 0, None, None
+
+    @property
+    def applied(self) -> bool:
+        """Whether any failure has changed a motion in this episode so far."""
+        return any(e.get("applied") for e in self.executor_events)
+
+    def crash_status(self, error: str) -> tuple[str, str]:
+        """(status, reason) of the episode when the planner crashed: ``error`` (infrastructure, left
+        out of every rate) unless a failure had changed a motion before it, when the planner found no
+        motion from where that left the arm: ``fail``, the executor's (a learned policy would flail
+        there until its budget ran out)."""
+        if self.applied:
+            return "fail", f"after the executor profile's failures, the planner gave up: {error}"
+        return "error", error
 
     # ------------------------------------------------------------------ per decision
     def runs(self, subgoal: str, choice: str, point, options: list[dict], candidates: dict) -> list[Run]:
