@@ -151,7 +151,9 @@ RESULTS_V2: tuple[Stage, ...] = (
 """Results v2 (issue 37): the paper's protocol on the benchmark's own envs. Seed 7 of the headline
 first, then its fair memoryless arm, the seed-7 stages (the ``pi05-like`` profile perturbing the
 benchmark's planner, recent-N windows, reworded goals), then seeds 11 and 23: 7200 headline cells in
-all. Pinned to the commit where issues 35 and 36 have landed."""
+all. Pinned to the commit where issues 35 and 36 have landed; by then ``profile-s7`` takes
+``pi05-like-official`` (fitted on the official envs, ``scripts/fit_executor_profile.py --backend
+robomme``) in place of the profile fitted on ours."""
 
 CAMPAIGNS: dict[str, tuple[Stage, ...]] = {"v1": V1, "memory-v2": MEMORY_V2, "profile-v2": PROFILE_V2,
                                            "results-v2": RESULTS_V2}
