@@ -129,12 +129,31 @@ def test_flash_gate_swings_again_or_puts_down(swing):
     assert store.get("progress/round trips").count == 2
     assert tool.gated("move to the top of the right-side target at <100, 60> for the third time", store) == put
     assert tool.gated(put, store) is None
-    # a flash awaiting its second frame: hold over the target that just lit, decide nothing
+    # a flash awaiting its second frame counts for the decision at hand (no one-chunk hold over the
+    # target that just lit), while the records wait for the second frame to confirm it
     step += 30
     tool.observe(_frame(step, dark), store)
     tool.observe(_frame(step + 30, lit["right"]), store)
-    held = tool.gated(put, store)
-    assert held is not None and held.startswith("move to the top of the right-side target")
+    assert tool.pending_site() is not None and store.get("progress/target visits").count == 4
+    early = tool.gated(put, store)
+    assert early is not None and early.startswith("move to the top of the left-side target")
+    tool.observe(_frame(step + 34, lit["right"]), store)  # confirmed: the same decision, now on record
+    assert tool.pending_site() is None and store.get("progress/target visits").count == 5
+    assert tool.gated(put, store) == early
+
+
+def test_a_lit_frame_never_confirmed_leaves_the_count_as_it_was(swing):
+    tool, store = _swing_counter(swing["goal"])
+    dark, lit = swing["dark"], swing["lit"]
+    tool.observe(_frame(0, dark), store)
+    tool.observe(_frame(4, lit["right"]), store)
+    provisional = tool.gated("move to the top of the right-side target at <100, 60> for the first time", store)
+    assert provisional is not None and "left-side target" in provisional  # decided as if the visit happened
+    tool.observe(_frame(8, dark), store)  # the second frame never came
+    tool.observe(_frame(40, dark), store)
+    assert tool.pending_site() is None and tool.counts() == (0, 0, None)
+    assert store.get("progress/target visits").count == 0
+    assert tool.gated("move to the top of the right-side target at <100, 60> for the first time", store) is None
 
 
 def test_the_unlit_target_is_found_by_its_likeness_to_the_flashed_one(swing):

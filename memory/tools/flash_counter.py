@@ -32,10 +32,9 @@ the same round trip; after a left-side visit, the right-side target for the next
 fewer than N are done, otherwise putting the object down. A proposal that disagrees (wrong side,
 putting down too early, swinging once too often) is rewritten into that; a proposal's position word
 ("for the second time") is the proposer's count, never evidence, and is not read; a point
-for a target comes from its flash site. While a flash awaits its second frame (the count is about
-to change), the gate decides nothing: it holds the object over the target that just lit, which
-makes no new visit, and decides at the next query. Rewrites are latched per (proposal, visit count,
-pending flash).
+for a target comes from its flash site. A flash seen in one frame and awaiting its second counts
+as a visit for the decision at hand (the records are written only once its second frame confirms
+it). Rewrites are latched per (proposal, visit count, pending flash).
 """
 
 from __future__ import annotations
@@ -197,11 +196,12 @@ class FlashCounter(Tool):
             self.events.append((e.step, e.site))
             self._commit(e.step, store, f"flash seen twice at {e.point} (ring shape, stationary)")
 
-    def counts(self) -> tuple[int, int, str | None]:
-        """(right-side visits, left-side visits, side of the last visit) from the verified events."""
+    def counts(self, provisional: int | None = None) -> tuple[int, int, str | None]:
+        """(right-side visits, left-side visits, side of the last visit) from the verified events,
+        and the lit site ``provisional`` as one more visit where given (a flash awaiting its second frame)."""
         right = left = 0
         last = None
-        for _, i in self.events:
+        for _, i in self.events + ([] if provisional is None else [(-1, provisional)]):
             side = self.side_of(i)
             if side == "right":
                 right += 1
@@ -259,11 +259,12 @@ class FlashCounter(Tool):
         """A site lit in the latest frame whose lit period is not counted yet (its second frame is awaited)."""
         return None if self._flash is None else self._flash.pending()
 
-    def expected(self) -> tuple[str, int] | None:
-        """What comes next: ('right'|'left', round trip k) to visit, ('put', 0) to end; None if unknown."""
+    def expected(self, provisional: int | None = None) -> tuple[str, int] | None:
+        """What comes next: ('right'|'left', round trip k) to visit, ('put', 0) to end; None if unknown
+        (``provisional``: a lit site counted as one more visit, :meth:`counts`)."""
         if self.target is None:
             return None
-        right, left, last = self.counts()
+        right, left, last = self.counts(provisional)
         if last is None:
             return ("right", 1)
         if last == "right":
@@ -292,17 +293,12 @@ class FlashCounter(Tool):
         is_put = action is Action.PUT_DOWN
         if not (is_move or is_put):
             return None
-        pending = self.pending_site()
-        if pending is not None:
-            # a flash awaits its second frame: the count is about to change, so decide nothing yet and
-            # hold the object over the target that just lit (it is inside it already: no new visit)
-            side = self.side_of(pending)
-            if is_move and m[0] == side:
-                return None
-            k = sum(1 for _, i in self.events if self.side_of(i) == side) + 1
-            noun = m[1] if m else "target"
-            return Replace(phrases.move_to_top(side, noun, self.sites[pending].point, time=min(k, 10)))
-        nxt = self.expected()
+        # a flash awaiting its second frame counts for this decision: one lit frame at a target is the
+        # visit the next step depends on (holding for the second frame lost a chunk, and its one-chunk
+        # hold was a wrong step whenever the visit had happened); the records wait for the second
+        # frame, so a lit frame never confirmed leaves the count as it was and the next decision asks
+        # for that visit again
+        nxt = self.expected(self.pending_site())
         if nxt is None:
             return None
         side, k = nxt
