@@ -192,3 +192,7 @@ def test_a_memory_that_rewrites_right_proposals_wrong_is_scored_harmful_everywhe
     assert row["status"] == "timeout" and mem["rewrites"] >= 1
     assert mem["rewrites_harmful"] == mem["rewrites"] == mem["rewrites_wrong"]
     assert mem["rewrites_off_slot"] >= 1 and row["history_audit"]["decisions"] == 0
+    # each wrong read is listed: the decision's step, the oracle's subgoal, the proposal, the rewrite
+    assert mem["wrong_reads"] and len(mem["wrong_reads"]) == min(mem["reads_wrong"], 20)
+    first = mem["wrong_reads"][0]
+    assert first["proposed"] == first["oracle"] != first["executed"] and first["slot"] is False

@@ -78,6 +78,13 @@ class HistoryAudit:
         return asdict(self)
 
 
+WRONG_REWRITES_KEPT = 20
+"""How many of an episode's wrong rewrites the row lists (``memory["wrong_reads"]``: the decision's
+step, the oracle's subgoal, the proposal and what the memory made of it). The subgoal list keeps
+one entry per change of subgoal, so a wrong rewrite at a decision that repeats the one before (the
+same texts, resolved in a scene that moved) would otherwise leave no trace of which it was."""
+
+
 def _resolution(resolver, text: str, choice_of=None, scene=None):
     """What ``text`` does: its option and the object it acts on (``choice_of(object)`` where the
     history slot says what its decision is about, HistorySlot.choice_of), in ``scene`` (the scene
@@ -103,6 +110,7 @@ def run_episode(spec: EpisodeSpec, parts: EpisodeParts, max_decisions: int = 10_
     audit = {"decisions": 0, "matches_oracle": 0, "rewrites": 0, "rewrites_right": 0, "rewrites_wrong": 0,
              "rewrites_harmful": 0, "rewrites_off_slot": 0}
     history = HistoryAudit()
+    wrong_rewrites: list[dict] = []
     assessment = Assessment()
     try:
         obs, info = env.reset(options={"episode": spec, "goal_style": parts.goal_style,
@@ -114,6 +122,11 @@ def run_episode(spec: EpisodeSpec, parts: EpisodeParts, max_decisions: int = 10_
         composer.reset(info["goal"], composer_seed, [] if video is None else list(video.front))
         # the official backend resolves a subgoal as the benchmark's executor would (envs/official/env.py)
         resolver = low if hasattr(low, "resolve") else ScriptedPolicy(low)
+        # our envs run a subgoal in chunks: a text repeated from the previous decision continues the
+        # motion it started, on the object it resolved to then (the executor does not re-resolve it);
+        # the official envs run a whole option per decision, so each text is resolved anew there
+        chunked = not hasattr(low, "resolve")
+        running: dict[str, Any] = {}
         done = False
         while not done and len(subgoals) < max_decisions:
             oracle = low.oracle_subgoal()
@@ -131,14 +144,22 @@ def run_episode(spec: EpisodeSpec, parts: EpisodeParts, max_decisions: int = 10_
             executed = info.get("revised", proposed)
             choice_of = getattr(slot, "choice_of", None)
             accepts = judge  # the slot's own measure, or the task's for a decision outside a slot
-            target = _resolution(resolver, oracle, choice_of, scene)
+            now: dict[str, Any] = {}
+
+            def resolved(text: str):
+                if text not in now:
+                    now[text] = running[text] if chunked and text in running else _resolution(resolver, text, choice_of, scene)
+                return now[text]
+
+            target = resolved(oracle)
 
             def is_right(text: str) -> bool:
-                does = _resolution(resolver, text, choice_of, scene)
+                does = resolved(text)
                 # the slot's own measure of a right step where it has one (a goal without an order), else the oracle's
                 return accepts(does) if accepts is not None else does == target
 
             right = is_right(executed)
+            running = {t: now[t] for t in (oracle, executed) if t in now}
             # the proposal itself is scored only where something reads it: a history decision or a rewrite
             proposal_right = (slot is not None or bool(info.get("rewritten"))) and is_right(proposed)
             if slot is not None and (proposed or executed):  # no proposal, no revision: nothing was decided
@@ -154,6 +175,9 @@ def run_episode(spec: EpisodeSpec, parts: EpisodeParts, max_decisions: int = 10_
                 audit["rewrites_right" if right else "rewrites_wrong"] += 1
                 audit["rewrites_off_slot"] += slot is None
                 audit["rewrites_harmful"] += (not right) and proposal_right
+                if not right and len(wrong_rewrites) < WRONG_REWRITES_KEPT:
+                    wrong_rewrites.append({"step": info["steps"], "oracle": oracle, "proposed": proposed,
+                                           "executed": executed, "slot": slot is not None})
             if not subgoals or subgoals[-1]["executed"] != executed or subgoals[-1]["oracle"] != oracle:
                 subgoals.append({"step": info["steps"], "oracle": oracle, "proposed": proposed, "executed": executed, "right": right})
             done = terminated or truncated
@@ -179,6 +203,7 @@ def run_episode(spec: EpisodeSpec, parts: EpisodeParts, max_decisions: int = 10_
         memory_diag.update(audit)
         memory_diag["reads_correct"] = audit["rewrites_right"]
         memory_diag["reads_wrong"] = audit["rewrites_wrong"]
+        memory_diag["wrong_reads"] = wrong_rewrites
         memory_diag["assessment"] = assessment.to_dict()
     timings = dict(env.get_wrapper_attr("timings"))
     return EpisodeResult(
