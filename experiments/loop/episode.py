@@ -85,11 +85,15 @@ one entry per change of subgoal, so a wrong rewrite at a decision that repeats t
 same texts, resolved in a scene that moved) would otherwise leave no trace of which it was."""
 
 
-def _resolution(resolver, text: str, choice_of=None, scene=None):
-    """What ``text`` does: its option and the object it acts on (``choice_of(object)`` where the
-    history slot says what its decision is about, HistorySlot.choice_of), in ``scene`` (the scene
-    as the decision saw it, :meth:`policies.scripted.ScriptedPolicy.scene`) where one is given."""
-    r = (resolver.resolve(text, scene) if scene is not None else resolver.resolve(text)) if text else None
+def _resolve(resolver, text: str, scene=None):
+    """``(option, object)`` the executor would make of ``text``, in ``scene`` (the scene as the
+    decision saw it, :meth:`policies.scripted.ScriptedPolicy.scene`) where one is given, or None."""
+    return (resolver.resolve(text, scene) if scene is not None else resolver.resolve(text)) if text else None
+
+
+def _as_choice(r, choice_of=None):
+    """A resolution as the decision at hand compares it: the object through ``choice_of`` (where the
+    history slot says what its decision is about, HistorySlot.choice_of), or its identity."""
     if r is None:
         return None
     option, target = r
@@ -147,9 +151,10 @@ def run_episode(spec: EpisodeSpec, parts: EpisodeParts, max_decisions: int = 10_
             now: dict[str, Any] = {}
 
             def resolved(text: str):
+                # the object a repeated text's motion started on, judged by this decision's slot
                 if text not in now:
-                    now[text] = running[text] if chunked and text in running else _resolution(resolver, text, choice_of, scene)
-                return now[text]
+                    now[text] = running[text] if chunked and text in running else _resolve(resolver, text, scene)
+                return _as_choice(now[text], choice_of)
 
             target = resolved(oracle)
 
