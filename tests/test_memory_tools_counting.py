@@ -143,17 +143,27 @@ def test_flash_gate_swings_again_or_puts_down(swing):
 
 
 def test_a_lit_frame_never_confirmed_leaves_the_count_as_it_was(swing):
-    tool, store = _swing_counter(swing["goal"])
+    goal = swing["goal"].replace("then put it down on the left-side target",
+                                 "then move it to the top of the left-side target, repeating this back-and-forth "
+                                 "motion two times")
+    tool, store = _swing_counter(goal)
     dark, lit = swing["dark"], swing["lit"]
-    tool.observe(_frame(0, dark), store)
-    tool.observe(_frame(4, lit["right"]), store)
-    provisional = tool.gated("move to the top of the right-side target at <100, 60> for the first time", store)
-    assert provisional is not None and "left-side target" in provisional  # decided as if the visit happened
-    tool.observe(_frame(8, dark), store)  # the second frame never came
-    tool.observe(_frame(40, dark), store)
-    assert tool.pending_site() is None and tool.counts() == (0, 0, None)
-    assert store.get("progress/target visits").count == 0
-    assert tool.gated("move to the top of the right-side target at <100, 60> for the first time", store) is None
+    step = 0
+    for side in ("right", "left"):  # one verified round trip: both targets known
+        for rgb in (dark, lit[side], lit[side]):
+            step += 30 if rgb is dark else 4
+            tool.observe(_frame(step, rgb), store)
+    assert tool.counts() == (1, 1, "left")
+    again = "move to the top of the right-side target at <100, 60> for the second time"
+    tool.observe(_frame(step + 30, dark), store)
+    tool.observe(_frame(step + 60, lit["right"]), store)  # one lit frame at the right target
+    provisional = tool.gated(again, store)
+    assert provisional is not None and provisional.startswith("move to the top of the left-side target")
+    tool.observe(_frame(step + 64, dark), store)  # the second frame never came
+    tool.observe(_frame(step + 100, dark), store)
+    assert tool.pending_site() is None and tool.counts() == (1, 1, "left")
+    assert store.get("progress/target visits").count == 2
+    assert tool.gated(again, store) is None, "the visit is asked for again"
 
 
 def test_the_unlit_target_is_found_by_its_likeness_to_the_flashed_one(swing):
