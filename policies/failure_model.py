@@ -125,7 +125,13 @@ def sibling_option(option: str, options: list[str], pick: float) -> str | None:
     family = option.split("_", 1)[0] + "_"
     if family == "stick_":  # starting and returning are not turns
         return None
-    sibs = sorted({o for o in options if o.startswith(family) and o != option and skill_of(o) == "stick"})
+    return choose_sibling({o for o in options if o.startswith(family) and o != option and skill_of(o) == "stick"}, pick)
+
+
+def choose_sibling(siblings, pick: float):
+    """One of ``siblings`` (sorted first, so the choice is the same whatever their order), chosen by
+    ``pick`` in [0, 1); None when there are none. Shared by both backends' wrong turns."""
+    sibs = sorted(siblings)
     if not sibs:
         return None
     return sibs[min(int(pick * len(sibs)), len(sibs) - 1)]

@@ -29,12 +29,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
+from envs.official.mapping import Command
 from policies.executor_profile import ExecutorProfile
-from policies.failure_model import Failure, draw_failure
+from policies.failure_model import Failure, choose_sibling, draw_failure
 
 OPEN = 1.0
 """The gripper channel of the planner's pd_joint_pos action when open (ManiSkill's motion planner)."""
@@ -56,17 +57,21 @@ def official_skill(action_text: str) -> str | None:
     return next((skill for skill, pattern in SKILL_PATTERNS if re.search(pattern, text)), None)
 
 
-@dataclass
+@dataclass(frozen=True)
 class Run:
-    """One option run by the planner in a decision: its label and point, and the failure its actions
-    are perturbed by (None: the planner's own actions)."""
+    """One option run by the planner in a decision: the command, and the failure its actions are
+    perturbed by (None: the planner's own actions)."""
 
-    choice: str
-    point: tuple[int, int] | None
+    command: Command
     perturb: Failure | None = None
 
     def to_action(self) -> dict:
-        return {"choice": self.choice, "point": None if self.point is None else list(self.point)}
+        return self.command.to_action()
+
+
+Candidates = Callable[[str], tuple[list, list]]
+"""An option label -> (world positions, image points) of its candidates (empty for an option that
+takes no object); called only when a wrong object is drawn, since positions cost a query per actor."""
 
 
 @dataclass
@@ -106,37 +111,37 @@ class OfficialFaults:
         return "error", error
 
     # ------------------------------------------------------------------ per decision
-    def runs(self, subgoal: str, choice: str, point, options: list[dict], candidates: dict) -> list[Run]:
-        """The option runs of one decision: ``[Run(choice, point)]`` unless a failure is drawn.
+    def runs(self, subgoal: str, cmd: Command, options: list[dict], candidates: Candidates) -> list[Run]:
+        """The option runs of one decision: ``[Run(cmd)]`` unless a failure is drawn.
 
-        ``options``: the decision's ``{"label", "action"}`` list; ``candidates``: label -> (world
-        positions, image points) of the options that take an object."""
+        ``options``: the decision's ``{"label", "action"}`` list; ``candidates``: see :data:`Candidates`."""
+        choice, point = cmd.choice, cmd.point
         action_text = next((str(o.get("action") or "") for o in options if o.get("label") == choice), "")
         skill = official_skill(action_text)
         failure = draw_failure(self.rng, self.profile.rates(self.task, skill), skill)
-        plain = [Run(choice, point)]
+        plain = [Run(cmd)]
         if failure is None:
             return plain
         k, p = failure.kind, failure.params
         out: list[Run] | None
         if k == "miss_retry":
-            out = [Run(choice, point, failure), Run(choice, point)]
+            out = [Run(cmd, failure), Run(cmd)]
         elif k == "extra":
-            out = [Run(choice, point), Run(choice, point)]
+            out = [Run(cmd), Run(cmd)]
         elif k == "wrong_object":
-            other = nearest_other(point, *candidates.get(choice, ((), ())), near_m=p["near_m"])
-            out = None if other is None else [Run(choice, other)]
+            other = nearest_other(point, *candidates(choice), near_m=p["near_m"])
+            out = None if other is None else [Run(Command(choice, other))]
             if other is not None:
                 p["point"] = list(other)
         elif k == "wrong_turn":
             sib = sibling_choice(choice, options, p.pop("pick"))
-            out = None if sib is None else [Run(sib[0], None)]
+            out = None if sib is None else [Run(Command(sib[0], None))]
             if sib is not None:
                 p["instead"] = sib[1]
         elif k == "early":
             out = None
         else:  # miss, drop, short, stall, late: the actions of the one run
-            out = [Run(choice, point, failure)]
+            out = [Run(cmd, failure)]
         self.executor_events.append(dict(failure.record(subgoal, action_text), applied=out is not None))
         return out or plain
 
@@ -190,11 +195,8 @@ def nearest_other(point, positions, points, near_m: float):
 
 def sibling_choice(choice: str, options: list[dict], pick: float) -> tuple[str, str] | None:
     """(label, action text) of another stick move among ``options``, chosen by ``pick`` in [0, 1)."""
-    sibs = sorted((str(o.get("label")), str(o.get("action") or "")) for o in options
-                  if o.get("label") != choice and official_skill(str(o.get("action") or "")) == "stick")
-    if not sibs:
-        return None
-    return sibs[min(int(pick * len(sibs)), len(sibs) - 1)]
+    return choose_sibling([(str(o.get("label")), str(o.get("action") or "")) for o in options
+                           if o.get("label") != choice and official_skill(str(o.get("action") or "")) == "stick"], pick)
 
 
 def _has_gripper(action) -> bool:

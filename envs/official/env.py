@@ -548,9 +548,14 @@ class OfficialSubgoalEnv(gym.Env):
         """The planner runs the decision's option (twice, or another one, where the executor
         profile's failure says so: policies/official_faults.py); (obs, info) of the last run, with the
         benchmark's per-step lists of every run joined; obs None if a run crashed."""
+        cands = self._decision["candidates"]
+
+        def candidates(label: str) -> tuple[list, list]:
+            objs, pts = cands.get(label, ((), ()))
+            return [_position(a) for a in objs], list(pts)
+
         runs = [cmd] if self.faults is None else self.faults.runs(
-            subgoal, cmd.choice, cmd.point, self._decision["options"],
-            {label: ([_position(a) for a in objs], pts) for label, (objs, pts) in self._decision["candidates"].items()})
+            subgoal, cmd, self._decision["options"], candidates)
         lists: dict[str, list] = {}
         obs, info = None, {}
         for run in runs:
