@@ -14,6 +14,11 @@ reported. A task whose clean oracle is already at or below its target gets ``s =
 
     python -m scripts.fit_executor_profile --episodes 0:12 --rounds 6 --workers 2
 
+``--work DIR`` keeps every round's run under ``DIR`` (named by its trial scales) instead of a
+temporary directory: rerunning the same command resumes, replaying the finished rounds from their
+rows (each trial is a function of the earlier rounds' success) and finishing the interrupted one,
+so a fit longer than a session loses nothing (commit ``DIR`` as it grows).
+
 writes ``policies/profiles/pi05_like.json`` (the profile, with a ``fit`` record) and
 ``benchmarks/executor_fit.md`` (per task: target, clean success, fitted scale, fitted success);
 ``--backend robomme`` fits on the benchmark's own envs (its planner perturbed,
@@ -24,6 +29,7 @@ Never fitted on test: the test split's success is the check (README, issue 36's 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import math
 import os
@@ -71,19 +77,34 @@ def profile_for(scales: dict[str, float], fit: dict | None = None, name: str = "
     return out
 
 
+def trial_dir(work: Path, scales: dict[str, float]) -> Path:
+    """Where a trial's run lives under ``--work``: named by its scales, so the same trial (replayed
+    after an interruption) finds its rows and a different one never mixes with them."""
+    key = json.dumps(sorted((t, float(s)) for t, s in scales.items()))
+    return work / ("clean" if not any(scales.values()) else "trial-" + hashlib.sha256(key.encode()).hexdigest()[:10])
+
+
 def oracle_success(scales: dict[str, float], episodes: str, workers: int, seed: int,
-                   backend: str = "robomem") -> dict[str, float]:
-    """Oracle success (%) per task on train ``episodes`` under the profile with these scales."""
+                   backend: str = "robomem", work: Path | None = None) -> dict[str, float]:
+    """Oracle success (%) per task on train ``episodes`` under the profile with these scales (the run
+    in ``work``'s trial directory, resumed, when given; else in a temporary one)."""
+    if work is None:
+        with tempfile.TemporaryDirectory() as tmp:
+            return _run_trial(scales, episodes, workers, seed, backend, Path(tmp))
+    return _run_trial(scales, episodes, workers, seed, backend, trial_dir(work, scales))
+
+
+def _run_trial(scales: dict[str, float], episodes: str, workers: int, seed: int, backend: str, where: Path) -> dict[str, float]:
     from experiments.loop.results import read_rows
 
-    with tempfile.TemporaryDirectory() as tmp:
-        prof = Path(tmp) / "profile.json"
-        prof.write_text(json.dumps(profile_for(scales)))
-        cmd = [sys.executable, "-m", "experiments.run", "--tasks", *scales, "--split", "train", "--episodes", episodes,
-               "--conditions", "oracle", "--seeds", str(seed), "--executor-profile", str(prof),
-               "--backend", backend, "--wandb", "disabled", "--workers", str(workers), "--out", str(Path(tmp) / "run")]
-        subprocess.run(cmd, cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
-        rows = read_rows(Path(tmp) / "run")
+    where.mkdir(parents=True, exist_ok=True)
+    prof = where / "profile.json"
+    prof.write_text(json.dumps(profile_for(scales), indent=1) + "\n")
+    cmd = [sys.executable, "-m", "experiments.run", "--tasks", *scales, "--split", "train", "--episodes", episodes,
+           "--conditions", "oracle", "--seeds", str(seed), "--executor-profile", str(prof),
+           "--backend", backend, "--wandb", "disabled", "--workers", str(workers), "--out", str(where / "run")]
+    subprocess.run(cmd, cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+    rows = read_rows(where / "run")
     out = {}
     for t in scales:
         mine = [r for r in rows if r["task"] == t]
@@ -92,13 +113,13 @@ def oracle_success(scales: dict[str, float], episodes: str, workers: int, seed: 
 
 
 def fit(episodes: str, rounds: int, workers: int, seed: int, tasks: list[str],
-        start: dict[str, float] | None = None, backend: str = "robomem") -> dict:
+        start: dict[str, float] | None = None, backend: str = "robomem", work: Path | None = None) -> dict:
     """Secant steps on log success: success falls about geometrically with the scale (each subgoal's
     failures are drawn independently), so ``ln success(s) ~ ln clean + slope * s``; each round runs
     every unfitted task at the scale this line, through its latest trial, says hits the target.
     ``start`` (an earlier fit's scales) is the first trial of each task instead of 1, so a refit on
     more episodes begins where the last one ended."""
-    clean = oracle_success({t: 0.0 for t in tasks}, episodes, workers, seed, backend)
+    clean = oracle_success({t: 0.0 for t in tasks}, episodes, workers, seed, backend, work)
     print("clean:", clean, flush=True)
     succ = {t: {0.0: clean[t]} for t in tasks}
     scales = {t: 0.0 for t in tasks}
@@ -108,7 +129,7 @@ def fit(episodes: str, rounds: int, workers: int, seed: int, tasks: list[str],
         if not todo:
             break
         trial = {t: (_first_scale(t, start) if r == 0 else _next_scale(t, succ[t], _n(episodes))) for t in todo}
-        got = oracle_success(trial, episodes, workers, seed, backend)
+        got = oracle_success(trial, episodes, workers, seed, backend, work)
         print(f"round {r}:", {t: (round(trial[t], 3), got[t]) for t in trial}, flush=True)
         for t, s in trial.items():
             succ[t][s], last[t], scales[t] = got[t], s, s
@@ -174,6 +195,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="an earlier fit's profile JSON: its scales are the first trials (default: scale 1)")
     ap.add_argument("--backend", choices=tuple(BACKEND_OUTPUT), default="robomem",
                     help="the envs to fit on: ours, or the benchmark's own (its planner perturbed)")
+    ap.add_argument("--work", type=Path, default=None,
+                    help="keep each round's run here and resume from it (default: temporary directories)")
     ap.add_argument("--out", type=Path, default=None, help="default: the backend's profile (BACKEND_OUTPUT)")
     ap.add_argument("--table", type=Path, default=None, help="default: the backend's table (BACKEND_OUTPUT)")
     args = ap.parse_args(argv)
@@ -181,7 +204,7 @@ def main(argv: list[str] | None = None) -> int:
     args.out, args.table = args.out or default_out, args.table or default_table
     load0 = os.getloadavg()[0]
     start = start_scales(args.start) if args.start else None
-    result = fit(args.episodes, args.rounds, args.workers, args.seed, args.tasks, start, args.backend)
+    result = fit(args.episodes, args.rounds, args.workers, args.seed, args.tasks, start, args.backend, args.work)
     commit = git_info(ROOT).commit[:7]
     check = result["fitted_success"]
     record = {"backend": args.backend, "split": "train", "episodes": args.episodes, "seed": args.seed, "commit": commit,
@@ -191,6 +214,7 @@ def main(argv: list[str] | None = None) -> int:
     args.out.write_text(json.dumps(profile_for(result["scales"], record, name), indent=1) + "\n")
     started = f" --start {_shown(args.start)}" if args.start else ""
     started += f" --backend {args.backend}" if args.backend != "robomem" else ""
+    started += f" --work {_shown(args.work)}" if args.work else ""
     lines = [f"# The `{name}` executor profile's fit (train)", "",
              f"`python -m scripts.fit_executor_profile --episodes {args.episodes} --rounds {args.rounds}{started}` at {commit} "
              f"(oracle arm, train {args.episodes}, seed {args.seed}; load average {load0:.2f}). Scale: the multiplier "

@@ -55,3 +55,26 @@ def test_the_official_fit_has_its_own_profile_and_a_clear_error_until_it_is_fitt
             load_profile(name)
     else:
         assert load_profile(name).name == name
+
+
+def test_a_trial_directory_is_named_by_its_scales_whatever_their_order(tmp_path):
+    from scripts.fit_executor_profile import trial_dir
+
+    a = trial_dir(tmp_path, {"PickXtimes": 1.5, "StopCube": 2.0})
+    assert a == trial_dir(tmp_path, {"StopCube": 2.0, "PickXtimes": 1.5})
+    assert a != trial_dir(tmp_path, {"StopCube": 2.0, "PickXtimes": 1.6})
+    assert trial_dir(tmp_path, {"StopCube": 0.0}).name == "clean"
+
+
+@pytest.mark.slow
+def test_a_fit_with_a_work_directory_resumes_instead_of_running_again(tmp_path):
+    """The second call finds the trial's rows and runs no episode: its rows file is unchanged."""
+    from scripts.fit_executor_profile import oracle_success, trial_dir
+
+    scales = {"PickXtimes": 1.0}
+    first = oracle_success(scales, "0:1", 1, 7, "robomem", tmp_path)
+    rows = trial_dir(tmp_path, scales) / "run" / "episodes.jsonl"
+    before = rows.read_bytes()
+    assert len(before.splitlines()) == 1 and first["PickXtimes"] in (0.0, 100.0)
+    assert oracle_success(scales, "0:1", 1, 7, "robomem", tmp_path) == first
+    assert rows.read_bytes() == before
