@@ -27,7 +27,6 @@ from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
-from scipy import ndimage
 
 from memory.language.words import COLOUR_WORDS
 from subgoals.grammar import COORD_MAX, Point
@@ -106,16 +105,22 @@ def colour_mask(rgb: np.ndarray, colour: str, thresholds: ColourThresholds | Non
         ValueError: for a colour without a hue window.
     """
     t = thresholds or ColourThresholds()
+    hue, sat, val = hsv(rgb)
+    return _mask_of(hue, _vivid(sat, val, t), colour, t)
+
+
+def _vivid(sat: np.ndarray, val: np.ndarray, t: ColourThresholds) -> np.ndarray:
+    """Pixels saturated and bright enough for their hue to name a colour."""
+    return (sat >= t.min_saturation) & (val >= t.min_value)
+
+
+def _mask_of(hue: np.ndarray, vivid: np.ndarray, colour: str, t: ColourThresholds) -> np.ndarray:
     if colour not in t.hue_windows:
         raise ValueError(f"no colour predicate for {colour!r}; known: {sorted(t.hue_windows)}")
-    hue, sat, val = hsv(rgb)
     in_hue = np.zeros(hue.shape, dtype=bool)
     for lo, hi in t.hue_windows[colour]:
         in_hue |= (hue >= lo) & (hue < hi)
-    return in_hue & (sat >= t.min_saturation) & (val >= t.min_value)
-
-
-_EIGHT_NEIGHBOURS = np.ones((3, 3), dtype=bool)
+    return in_hue & vivid
 
 
 def find_blobs(
@@ -126,22 +131,31 @@ def find_blobs(
     max_area: int | None = None,
     thresholds: ColourThresholds | None = None,
 ) -> list[Blob]:
-    """Connected components (8-neighbour) of each colour's mask, largest first within the list."""
+    """Connected components (8-neighbour) of each colour's mask, largest first within the list.
+
+    Every pixel tool calls this on every frame it reads, so the frame's HSV is computed once for all
+    colours and the components come from one OpenCV pass (area, box and centroid together). The
+    result is the plain definition's, blob for blob: components in the order their first pixel
+    appears in a raster scan within a colour (what ``scipy.ndimage.label`` numbers them by), then a
+    stable sort by area; centroids are exact integer sums over the area, as ``center_of_mass``'s
+    (``tests/test_blobs_fast_path.py`` holds the definition and checks it on rendered frames)."""
+    t = thresholds or ColourThresholds()
+    hue, sat, val = hsv(rgb)
+    vivid = _vivid(sat, val, t)
     blobs: list[Blob] = []
     for colour in colours:
-        mask = colour_mask(rgb, colour, thresholds)
-        labels, n = ndimage.label(mask, structure=_EIGHT_NEIGHBOURS)
-        if n == 0:
+        mask = _mask_of(hue, vivid, colour, t)
+        if not mask.any():
             continue
-        index = np.arange(1, n + 1)
-        areas = ndimage.sum_labels(mask, labels, index)
-        centres = ndimage.center_of_mass(mask, labels, index)
-        boxes = ndimage.find_objects(labels)
-        for area, (cy, cx), box in zip(areas, centres, boxes):
-            area = int(area)
+        n, labels, stats, centroids = cv2.connectedComponentsWithStats(mask.view(np.uint8), connectivity=8, ltype=cv2.CV_32S)
+        found = []
+        for k in range(1, n):
+            x0, y0, w, h, area = (int(v) for v in stats[k])
             if area < min_area or (max_area is not None and area > max_area):
                 continue
-            bbox = (box[0].start, box[1].start, box[0].stop - 1, box[1].stop - 1)
-            blobs.append(Blob(colour=colour, y=float(cy), x=float(cx), area=area, bbox=bbox))
+            first_x = x0 + int(np.argmax(labels[y0, x0:x0 + w] == k))
+            found.append(((y0, first_x), Blob(colour=colour, y=float(centroids[k][1]), x=float(centroids[k][0]), area=area,
+                                              bbox=(y0, x0, y0 + h - 1, x0 + w - 1))))
+        blobs.extend(b for _, b in sorted(found, key=lambda fb: fb[0]))
     blobs.sort(key=lambda b: -b.area)
     return blobs
