@@ -14,6 +14,7 @@ from scipy import ndimage
 from memory.events.base import Detector, DetectorConfig, Event
 from memory.contract.frames import Frame
 from memory.perception.blobs import hsv
+from memory.perception.morphology import close, dilate
 
 __all__ = ["Flash", "FlashConfig", "FlashDetector", "Site", "find_flashes", "red_mask"]
 
@@ -55,7 +56,7 @@ def find_flashes(rgb: np.ndarray, min_width: int = 10, max_width: int = 60, min_
         return []
     _, sat, val = hsv(rgb)
     white = (sat < 0.2) & (val > 170)
-    grouped = ndimage.binary_dilation(mask, structure=_EIGHT, iterations=2)
+    grouped = dilate(mask, iterations=2)
     labels, n = ndimage.label(grouped, structure=_EIGHT)
     out = []
     for i, box in enumerate(ndimage.find_objects(labels), start=1):
@@ -71,7 +72,7 @@ def find_flashes(rgb: np.ndarray, min_width: int = 10, max_width: int = 60, min_
         sizes = np.bincount(pieces.ravel())[1:]
         if int((sizes >= 4).sum()) < min_rings:
             continue
-        interior = ndimage.binary_fill_holes(ndimage.binary_closing(red, structure=_EIGHT, iterations=3))
+        interior = ndimage.binary_fill_holes(close(red, iterations=3))
         inner_white = white[box] & interior & ~red
         n_white = int(inner_white.sum())
         share = n_white / max(int(interior.sum()), 1)

@@ -16,6 +16,7 @@ from scipy import ndimage
 from memory.events.base import Detector, DetectorConfig, Event
 from memory.contract.frames import Frame
 from memory.perception.layout_pixels import purple_blobs
+from memory.perception.morphology import open_
 
 __all__ = ["PassConfig", "PassDetector"]
 
@@ -104,7 +105,7 @@ class PassDetector(Detector):
         if self._bg is None:
             return None
         diff = np.abs(rgb.astype(np.int16) - self._bg).max(axis=-1) > c.diff_threshold
-        diff = ndimage.binary_opening(diff, structure=_EIGHT)
+        diff = open_(diff)
         labels, n = ndimage.label(diff, structure=_EIGHT)
         if n == 0:
             return None

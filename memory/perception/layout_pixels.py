@@ -12,6 +12,7 @@ import numpy as np
 from scipy import ndimage
 
 from memory.perception.blobs import hsv
+from memory.perception.morphology import close
 
 __all__ = ["disc_pieces", "gray_blobs", "is_purple", "purple_blobs", "purple_mask"]
 
@@ -48,7 +49,7 @@ def is_purple(hue: np.ndarray, sat: np.ndarray, val: np.ndarray) -> np.ndarray:
 
 def purple_mask(rgb: np.ndarray) -> np.ndarray:
     """Target-disc material: purple pixels, small gaps closed."""
-    return ndimage.binary_closing(is_purple(*hsv(rgb)), structure=_EIGHT, iterations=2)
+    return close(is_purple(*hsv(rgb)), iterations=2)
 
 
 def purple_blobs(rgb: np.ndarray) -> list[tuple[float, float, int]]:

@@ -45,6 +45,7 @@ from memory.language.words import COLOUR_WORDS, canonical_role, colour_of
 from subgoals.record_names import cover_binding
 from subgoals.grammar import COORD_MAX, Point
 from memory.tools.groups import ToolGroup
+from memory.perception.morphology import open_
 
 __all__ = [
     "AppearanceThresholds",
@@ -202,7 +203,7 @@ class ContainerAppearance:
         y0, y1, x0, x1 = roi
         out = np.zeros(rgb.shape[:2], dtype=bool)
         if y1 > y0 and x1 > x0:
-            out[y0:y1, x0:x1] = ndimage.binary_opening(compute(rgb[y0:y1, x0:x1]), structure=_SQUARE3)
+            out[y0:y1, x0:x1] = open_(compute(rgb[y0:y1, x0:x1]))
         if step is not None:
             self._cache[name] = (key, out)
         return out

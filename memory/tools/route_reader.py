@@ -61,6 +61,7 @@ from memory.robot.arm_view import panda_tcp
 from subgoals.edits import SetDirections, SubgoalEdit
 from subgoals.record_names import RecordName
 from memory.tools.groups import ToolGroup
+from memory.perception.morphology import dilate
 
 __all__ = [
     "ROW_OVER_COL",
@@ -111,7 +112,7 @@ def find_cues(rgb: np.ndarray, min_area: int = 10) -> list[tuple[float, float, i
     m = cue_mask(rgb)
     if not m.any():
         return []
-    lab, n = ndimage.label(ndimage.binary_dilation(m, iterations=2))
+    lab, n = ndimage.label(dilate(m, iterations=2, neighbours=4))
     out = []
     for i, sl in enumerate(ndimage.find_objects(lab), 1):
         sub = (lab[sl] == i) & m[sl]
