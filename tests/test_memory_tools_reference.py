@@ -659,3 +659,24 @@ def test_the_press_is_read_from_the_hand_down_at_the_button():
     assert len(tool.presses) == 1
     rec = store.get(PLACES_KEY)
     assert rec is not None and _near(rec.position, correct, 6), (rec, correct)
+
+
+def test_a_marked_cube_touching_another_of_its_colour_is_read_on_its_own_centre():
+    """Train episode 84 stands a second red cube against the highlighted red one: one red blob,
+    centred between them, with white on two sides only. Taken apart, the marked cube is read, at
+    its own centre, and the other is not."""
+    env = make_env("PickHighlight")
+    env.reset(options={"episode": episode_spec("PickHighlight", 84, "train")})
+    t = env.unwrapped
+    marked = [t.project(t.pos(t.cubes[i])) for i in t.layout.highlighted]
+    t.highlights.update(True)
+    lit = env.front_frame()
+    goal = t.goal_texts()[0]
+    env.close()
+    tool, store = HighlightMarkTool(), MemoryStore()
+    tool.reset(specify(goal), store)
+    for k in range(3):
+        tool.observe(_live(4 * k, lit), store)
+    got = [m["pos"] for m in tool.diagnostics()["marks"] if m["verified"]]
+    assert len(got) == len(marked) == 1
+    assert np.hypot(got[0][0] - marked[0][0], got[0][1] - marked[0][1]) <= 6.0, (got, marked)

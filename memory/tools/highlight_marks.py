@@ -9,6 +9,7 @@ and the marked cubes as entity records, and keeps track of which of them were al
 Evidence chain:
 
 1. **Mark sighting.** For every cube blob (a named colour's, :func:`~memory.perception.blobs.find_blobs`,
+   cubes of one colour that touch taken apart, :func:`~memory.perception.touching.pieces_of`,
    or an object of any other hue that stands out from the scene,
    :func:`~memory.perception.scene_objects.find_scene_objects`, identified by its look) the annulus ``ring`` px around its centroid is searched for bright neutral pixels (white disc
    material). A mark needs ``min_white`` such pixels *and* white on at least three of the four
@@ -52,6 +53,7 @@ from memory.store.memory_store import MemoryStore
 from memory.contract.render_need import RenderNeed
 from memory.tools.base import Tool, register_tool
 from memory.perception.blobs import Blob, bare_table, find_blobs, hsv
+from memory.perception.touching import pieces_of
 import cv2
 from scipy import ndimage
 
@@ -242,7 +244,9 @@ class HighlightMarkTool(Tool):
         """The cubes in view: blobs of the colour words, then objects that stand out from the scene
         in a hue no colour word names (:mod:`memory.perception.scene_objects`), labelled by their look."""
         named = find_blobs(rgb, COLOUR_WORDS, min_area=min_area, max_area=self.config.max_area)
-        return named + find_scene_objects(rgb, named=named, min_area=min_area, max_area=self.config.max_area)
+        others = find_scene_objects(rgb, named=named, min_area=min_area, max_area=self.config.max_area)
+        # touching cubes of one colour are one blob centred on neither: each is read on its own
+        return pieces_of(rgb, named, min_area) + others
 
     def _on_surface_disc(self, rgb: np.ndarray, white: np.ndarray, blobs: list[Blob]) -> list[Blob]:
         """Objects on a disc that no blob found because they are coloured like the table: the
@@ -322,9 +326,12 @@ class HighlightMarkTool(Tool):
                 m.streak += 1
                 if m.key is None:
                     m.pos, m.area = (b.y, b.x), b.area
-            elif any(same_look(m.colour, b) and np.hypot(m.pos[0] - b.y, m.pos[1] - b.x) <= 2 * self.config.ring[1]
-                     for m in self._marks):
-                continue  # one disc holds one cube: a second piece of the same look on it is that cube
+            elif b.hue is not None and any(same_look(m.colour, b) and np.hypot(m.pos[0] - b.y, m.pos[1] - b.x) <= 2 * self.config.ring[1]
+                                           for m in self._marks):
+                # one disc holds one object: a second piece of the same look on it is that object (its
+                # faces, shaded apart, can label as two); named-colour blobs were taken apart by the
+                # solid-part rule (pieces_of), so two of them are two objects, on discs side by side
+                continue
             else:
                 self._marks.append(_Mark(b.colour, (b.y, b.x), b.area))
                 seen.add(len(self._marks) - 1)
@@ -396,7 +403,8 @@ class HighlightMarkTool(Tool):
         words = entity.identity.split()
         colour = colour_of(words)
         if colour is not None:
-            blobs = find_blobs(frame.rgb, [colour], min_area=self.config.min_area // 2, max_area=self.config.max_area)
+            blobs = pieces_of(frame.rgb, find_blobs(frame.rgb, [colour], min_area=self.config.min_area // 2,
+                                                    max_area=self.config.max_area), self.config.min_area // 2)
         elif words and label_hue(words[0]) is not None:  # a cube no colour word names: found by its look
             view = _FrameLooks(frame.rgb, self.config.min_area // 2, self.config.max_area)
             blobs = self._find_again(view, words[0], entity.position, self.config.reground_px)
