@@ -102,6 +102,61 @@ def test_cue_route_is_parsed_from_the_demonstration(pattern):
         assert _near(node, pattern["where"][k], 4.0)
 
 
+def _first_touch(video):
+    """(demonstration frame index, position) of the first node lit after the start, and the frames it stays lit."""
+    start = [c[:2] for c in find_cues(video[0][1])]
+    for i, (_, rgb, _) in enumerate(video):
+        fresh = [c[:2] for c in find_cues(rgb) if not any(_near(c, s, 7.0) for s in start)]
+        if fresh:
+            p = fresh[0]
+            lit = [j for j in range(i, len(video)) if any(_near(c, p, 7.0) for c in find_cues(video[j][1]))]
+            return i, p, lit
+    raise AssertionError("no node lit in the demonstration")
+
+
+def _paint(video, frames, p, patch):
+    """``video`` with ``patch`` (an image square) pasted centred on ``p`` in ``frames``."""
+    r = patch.shape[0] // 2
+    y, x = int(round(p[0])), int(round(p[1]))
+    out = []
+    for k, (step, rgb, q) in enumerate(video):
+        if k in frames:
+            rgb = rgb.copy()
+            rgb[y - r:y + r + 1, x - r:x + r + 1] = patch
+        out.append((step, rgb, q))
+    return out
+
+
+def test_a_lit_node_covered_and_seen_again_still_lit_is_not_a_new_touch(pattern):
+    """The arm passing over a node that is still lit hides it for longer than a flicker; seen again,
+    it is the same lighting, not a return to it (every move of the route after it stays right)."""
+    video = pattern["video"]
+    i, p, lit = _first_touch(video)
+    # the next node's touch, while this one is still lit: then the arm moving on covers this one
+    nxt = next(k for k in range(i + 1, len(video)) if any(not _near(c, p, 7.0) for c in find_cues(video[k][1])))
+    covered = set(range(nxt - 3, nxt + 4))  # seven frames: more than the flicker allowance
+    assert max(covered) + 1 in lit, "the light stays on long enough to be covered and seen again"
+    arm = np.full((17, 17, 3), 150, np.uint8)  # a gray link over it
+    tool, _ = _reader(pattern["goal"], _paint(video, covered, p, arm), pattern["first"])
+    assert tool.verified, tool.reason
+    assert tool.segments == tuple(pattern["truth"]["directions"])
+
+
+def test_a_node_seen_unlit_and_lit_again_is_a_return(pattern):
+    """Lit again after it was seen unlit, a node was touched again: the route returns to it."""
+    i, p, lit = _first_touch(pattern["video"])
+    video = pattern["video"]
+    r = 8
+    y, x = int(round(p[0])), int(round(p[1]))
+    red = video[lit[0]][1][y - r:y + r + 1, x - r:x + r + 1].copy()
+    later = [k for k in range(lit[-1] + 3, len(video))
+             if not any(_near(c, p, 7.0) for c in find_cues(video[k][1]))][-8:]  # seen unlit, near the end
+    tool, _ = _reader(pattern["goal"], _paint(video, set(later[-4:]), p, red), pattern["first"])
+    events = [(r_, c_) for _, r_, c_ in tool._cue_events]
+    assert len(events) == len(pattern["truth"]["directions"]) + 1
+    assert sum(_near(e, p, 4.0) for e in events) == 2, "the first touch, and the return to it"
+
+
 def test_gate_fills_the_next_direction_and_leaves_other_subgoals(pattern):
     tool, store = _reader(pattern["goal"], pattern["video"], pattern["first"])
     first = pattern["truth"]["directions"][0]

@@ -231,6 +231,11 @@ class RouteThresholds:
     row_over_col: float = ROW_OVER_COL
     """Image rows per image column for the same table distance (front camera perspective, near the
     table centre): cue steps are measured and named with columns rescaled by it."""
+    off_px: int = 3
+    """Half-size (px) of the patch at a node compared with its unlit look to see it unlit..."""
+    off_share: float = 0.8
+    """...which it is when at least this share of the patch matches that look (a lit node matched
+    about 0.4 of it, one the arm covered about 0.5, one seen unlit all of it)."""
 
 
 @register_tool(order=120)
@@ -283,6 +288,7 @@ class RouteReader(Tool):
         self._cue_events: list[tuple[int, float, float]] = []  # (demo frame, row, col)
         self._sightings: list[tuple[int, float, float]] = []  # every newly lit cue (demo frame, row, col)
         self._recent_cues: list[list[tuple[float, float, int]]] = []  # cues of the last few demo frames
+        self._cue_frames: list[list[tuple[float, float, int]]] = []  # the cues of every demo frame, until parsed
         self._demo_joints: list = []  # the arm's joint states of the demonstration frames
         self._demo_rgb: list[np.ndarray] = []  # read-only views of the demonstration frames, until parsed
         self._static: np.ndarray | None = None  # scenery of the robot's colours (gray rings, gray obstacles)
@@ -339,13 +345,16 @@ class RouteReader(Tool):
                 if not _near((r, c), recent, self.config.node_px):  # off for the last few frames: newly lit
                     self._sightings.append((self._demo_frames - 1, r, c))
         self._recent_cues = [*self._recent_cues[-(_FRESH_FRAMES - 1):], cues]
+        self._cue_frames.append(cues)
         self._prev_cues = cues
         self._demo_rgb.append(rgb)
 
     def _resolve_cue_events(self) -> None:
-        """Cue events from the newly lit sightings: away from scenery, and not the node of the event
-        before (the same disc flickering as the stick half hides it). A node lit again after another
-        one is a return to it (a route may pass a node twice)."""
+        """Cue events from the newly lit sightings: away from scenery, not the node of the event
+        before (the same disc flickering as the stick half hides it), and not a node that was lit,
+        then covered, and is seen again still lit (:meth:`_stayed_lit`: a light stays on for a while
+        after the touch, and the arm moving on passes over it). A node lit again after it was seen
+        unlit is a return to it (a route may pass a node twice)."""
         scenery, cleared = self._cleared_first_red()
         last = cleared[0] if len(cleared) == 1 else None
         events = []
@@ -354,9 +363,34 @@ class RouteReader(Tool):
                 continue
             if last is not None and _near((r, c), [last], self.config.node_px):
                 continue
+            if self._stayed_lit(k, (r, c)):
+                continue
             events.append((k, r, c))
             last = (r, c)
         self._cue_events = events
+
+    def _stayed_lit(self, k: int, p: tuple[float, float]) -> bool:
+        """Whether the cue sighted at ``p`` in demonstration frame ``k`` is a lighting seen before: lit
+        in an earlier frame and, in every frame since, either lit or covered; never seen unlit (the
+        patch at ``p`` as it looks in the frames where no cue is lit there: mostly the node unlit,
+        now and then the arm over it, so their median is the unlit node)."""
+        cues_at = [_near(p, [q[:2] for q in cues], self.config.node_px) for cues in self._cue_frames]
+        before = [i for i in range(min(k, len(cues_at))) if cues_at[i]]
+        unlit = [j for j, on in enumerate(cues_at) if not on]
+        if not before or len(unlit) < 5:
+            return False  # first lit here, or too few unlit views to tell covered from unlit
+        h, w = self._demo_rgb[0].shape[:2]
+        r = self.config.off_px
+        y, x = int(round(p[0])), int(round(p[1]))
+        ys, xs = slice(max(0, y - r), min(h, y + r + 1)), slice(max(0, x - r), min(w, x + r + 1))
+        ref = np.median(np.stack([self._demo_rgb[j][ys, xs] for j in unlit[:: max(1, len(unlit) // 60)]]), axis=0)
+        for j in range(before[-1] + 1, k):
+            same = np.abs(self._demo_rgb[j][ys, xs].astype(np.int16) - ref.astype(np.int16)).max(axis=-1) < 25
+            if float(same.mean()) >= self.config.off_share:
+                return False
+        return True
+
+
 
     def _tip(self, rgb: np.ndarray, mask: np.ndarray | None = None) -> tuple[float, float] | None:
         m = robot_mask(rgb) if mask is None else mask.copy()
@@ -381,7 +415,7 @@ class RouteReader(Tool):
         else:
             self.kind = "arc"
             self._parse_arcs(frame)
-        self._demo_rgb, self._demo_joints = [], []  # the demonstration is read; keep only what the route needs
+        self._demo_rgb, self._demo_joints, self._cue_frames = [], [], []  # the demonstration is read; keep only what the route needs
         if self.verified:
             self.commit(store, KEY, TrajectoryRecord(NAME, self.segments, 0, Source.DEMONSTRATION), step=frame.step,
                         reason=f"{self.kind} route verified: {self.reason}", accepted=True)
