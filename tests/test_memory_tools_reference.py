@@ -680,3 +680,20 @@ def test_a_marked_cube_touching_another_of_its_colour_is_read_on_its_own_centre(
     got = [m["pos"] for m in tool.diagnostics()["marks"] if m["verified"]]
     assert len(got) == len(marked) == 1
     assert np.hypot(got[0][0] - marked[0][0], got[0][1] - marked[0][1]) <= 6.0, (got, marked)
+
+
+def test_one_cube_whose_faces_take_two_colour_words_is_one_mark():
+    """A cube whose hue sits on a colour word's edge reads as two blobs (here green and cyan halves,
+    six pixels apart) on one disc: one object, one mark."""
+    rgb = np.full((128, 128, 3), (150, 100, 70), np.uint8)
+    yy, xx = np.mgrid[:128, :128]
+    rgb[np.hypot(yy - 60, xx - 60) <= 15] = 235  # the white disc
+    rgb[54:66, 54:60] = (20, 200, 20)  # the cube: one half green...
+    rgb[54:66, 60:66] = (20, 200, 200)  # ...the other cyan
+    tool, store = HighlightMarkTool(), MemoryStore()
+    tool.reset(specify("first press the button, then pick up all cubes that have been highlighted with white areas "
+                       "on the table"), store)
+    for k in range(3):
+        tool.observe(_live(4 * k, rgb), store)
+    marks = [m for m in tool.diagnostics()["marks"] if m["verified"]]
+    assert len(marks) == 1, marks

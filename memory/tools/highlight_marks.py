@@ -23,6 +23,8 @@ Evidence chain:
    record ``<colour> <role> on highlight``. The role (``cube``) is the parameter of the episode's
    :class:`~memory.language.state_kinds.Mark` (the word table's role of the noun the goal names),
    not a word of this module; the pixel readers were measured on cubes. A one-frame sighting stays a candidate and is never read.
+   A sighting nearer an existing mark than about its width (``same_object``) is a part of that
+   object whatever its label (one cube's faces can fall on both sides of a colour word's hue edge).
 3. **Window.** Once marks have been seen and then no marked cube is found for ``close_frames``
    consecutive frames, the marking window is over: later white near a cube (the arm, the gripper)
    adds nothing.
@@ -165,6 +167,11 @@ class MarkThresholds:
     """...if its bounding box is no taller and wider than this (px; a disc seen from the front camera)."""
     max_area: int = 900
     """Largest colour blob (px) taken as a cube."""
+    same_object: float = 0.75
+    """A sighting whose centre is nearer an existing mark than this many times the larger one's width
+    (the square root of its area) is a part of that object, not a second one: two objects cannot
+    stand closer than about a width apart, while one object's faces can take two labels (a hue across
+    a colour word's edge). Touching objects taken apart lie a width or more apart."""
 
 
 @register_tool(order=130)
@@ -326,6 +333,9 @@ class HighlightMarkTool(Tool):
                 m.streak += 1
                 if m.key is None:
                     m.pos, m.area = (b.y, b.x), b.area
+            elif any(np.hypot(m.pos[0] - b.y, m.pos[1] - b.x) < self.config.same_object * np.sqrt(max(m.area, b.area))
+                     for m in self._marks):
+                continue  # nearer a mark than one object's width: a part of that object, whatever its label
             elif b.hue is not None and any(same_look(m.colour, b) and np.hypot(m.pos[0] - b.y, m.pos[1] - b.x) <= 2 * self.config.ring[1]
                                            for m in self._marks):
                 # one disc holds one object: a second piece of the same look on it is that object (its
