@@ -50,6 +50,10 @@ def test_results_v2_runs_the_protocol_on_the_official_envs():
     memoryless = [s for s in plan if s.conditions == ("best-memoryless",)]
     assert sorted(x for s in memoryless for x in s.seeds) == [7, 11, 23]
     assert {s.name for s in plan if s.seeds == (7,)} >= {"profile-s7", "recent-s7", "reworded-s7"}
+    from policies.executor_profile import load_profile
+
+    profile = next(s for s in plan if s.name == "profile-s7").executor_profile
+    assert profile == "pi05-like-official" and load_profile(profile).name == profile, "the fit for the official envs, committed"
     row = {"condition": "memory", "seed": 7, "episode": 3, "split": "test", "goal_style": "template"}
     assert not plan[0].selects(row), "a row of our envs is not an official stage's"
     assert plan[0].selects({**row, "backend": "robomme"})
@@ -76,8 +80,17 @@ def test_the_memory_v2_plan_checks_issue_35_at_one_commit():
         assert len({s.name for s in plan}) == len(plan)
 
 
+def test_the_memory_v3_plan_repeats_memory_v2_in_run_dirs_of_its_own():
+    """A second pin of issue 35's checks: the same stages, never the run dirs of another plan (the
+    campaign refuses rows of a second commit in one run dir)."""
+    assert [(s.name, s.conditions, s.episodes, s.split, s.goal_style) for s in campaign.MEMORY_V3] == \
+        [(s.name, s.conditions, s.episodes, s.split, s.goal_style) for s in campaign.MEMORY_V2]
+    others = {s.run_dir for name, plan in campaign.CAMPAIGNS.items() if name != "memory-v3" for s in plan}
+    assert not {s.run_dir for s in campaign.MEMORY_V3} & others
+
+
 def test_a_stage_named_on_the_wrong_results_says_where_it_writes():
-    with pytest.raises(ValueError, match="'ood' writes to memory_v2_campaign_ood, results_v1_ood, not here"):
+    with pytest.raises(ValueError, match="'ood' writes to memory_v2_campaign_ood, memory_v3_ood, results_v1_ood, not here"):
         campaign.stage_rows([], ("ood",), "results_v1_test")
     with pytest.raises(ValueError, match="unknown stage 'nope'"):
         campaign.stage_rows([], ("nope",), "results_v1_test")
