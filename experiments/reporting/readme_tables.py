@@ -18,7 +18,9 @@ others against (default ``no-memory``). ``section=rewording baseline=OTHER`` com
 ``OTHER`` (the same arm with the template goals; both must come from one commit). ``section=backends
 beside=OURS`` puts ``name`` (a ``--backend robomme`` run) beside ``OURS`` (a run on our envs, at its own
 commit; ``beside_stage=`` selects its campaign stages), arm by arm on the episodes both ran
-(``experiments/reporting/backends_section.py``); rows of two backends never share a cell. ``section=versus
+(``experiments/reporting/backends_section.py``); rows of two backends never share a cell;
+``section=disagreements beside=OURS`` lists the pairs one backend solved and the other did not, with
+the failing row's kind of reason (``experiments/reporting/disagreement_section.py``). ``section=versus
 beside=THEN`` puts ``name`` beside an earlier run ``THEN`` of the same backend, arm by arm on the
 episodes both ran, with the memory arm's change in points (``experiments/reporting/versus_section.py``). ``section=ceiling``
 sets the oracle arm per task beside π0.5's published oracle-subgoal success (what an executor
@@ -39,6 +41,7 @@ from pathlib import Path
 
 from experiments.reporting.code_tables import GENERATED, regenerate_code_tables
 from experiments.reporting.backends_section import backends_section
+from experiments.reporting.disagreement_section import disagreement_section
 from experiments.reporting.cost_section import cost_section
 from experiments.reporting.failure_reasons import failures_section
 from experiments.reporting.versus_section import versus_section
@@ -268,8 +271,9 @@ SECTIONS: dict[str, Callable] = {
     "backends": lambda official, ours: backends_section(official, ours)[0],
     "backend_suites": lambda official, ours: backends_section(official, ours, suites_only=True)[0],
     "versus": versus_section,
+    "disagreements": lambda official, ours: disagreement_section(official, ours)[0],
 }
-BESIDE_SECTIONS = ("backends", "backend_suites", "versus")
+BESIDE_SECTIONS = ("backends", "backend_suites", "versus", "disagreements")
 """Sections that put a ``--backend robomme`` run beside one of ours (``beside=``)."""
 
 
