@@ -390,8 +390,6 @@ class RouteReader(Tool):
                 return False
         return True
 
-
-
     def _tip(self, rgb: np.ndarray, mask: np.ndarray | None = None) -> tuple[float, float] | None:
         m = robot_mask(rgb) if mask is None else mask.copy()
         if self._static is not None and self._background is not None:
