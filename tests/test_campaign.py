@@ -80,17 +80,19 @@ def test_the_memory_v2_plan_checks_issue_35_at_one_commit():
         assert len({s.name for s in plan}) == len(plan)
 
 
-def test_the_memory_v3_plan_repeats_memory_v2_in_run_dirs_of_its_own():
-    """A second pin of issue 35's checks: the same stages, never the run dirs of another plan (the
+@pytest.mark.parametrize("name", ["memory-v3", "memory-v4"])
+def test_a_later_memory_plan_repeats_memory_v2_in_run_dirs_of_its_own(name):
+    """A later pin of issue 35's checks: the same stages, never the run dirs of another plan (the
     campaign refuses rows of a second commit in one run dir)."""
-    assert [(s.name, s.conditions, s.episodes, s.split, s.goal_style) for s in campaign.MEMORY_V3] == \
+    plan = campaign.CAMPAIGNS[name]
+    assert [(s.name, s.conditions, s.episodes, s.split, s.goal_style) for s in plan] == \
         [(s.name, s.conditions, s.episodes, s.split, s.goal_style) for s in campaign.MEMORY_V2]
-    others = {s.run_dir for name, plan in campaign.CAMPAIGNS.items() if name != "memory-v3" for s in plan}
-    assert not {s.run_dir for s in campaign.MEMORY_V3} & others
+    others = {s.run_dir for other, p in campaign.CAMPAIGNS.items() if other != name for s in p}
+    assert not {s.run_dir for s in plan} & others
 
 
 def test_a_stage_named_on_the_wrong_results_says_where_it_writes():
-    with pytest.raises(ValueError, match="'ood' writes to memory_v2_campaign_ood, memory_v3_ood, results_v1_ood, not here"):
+    with pytest.raises(ValueError, match="'ood' writes to memory_v2_campaign_ood, memory_v3_ood, memory_v4_ood, results_v1_ood, not here"):
         campaign.stage_rows([], ("ood",), "results_v1_test")
     with pytest.raises(ValueError, match="unknown stage 'nope'"):
         campaign.stage_rows([], ("nope",), "results_v1_test")

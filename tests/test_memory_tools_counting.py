@@ -342,6 +342,33 @@ def test_a_grip_that_held_nothing_deposits_nothing(binfill, fake_hand):
     assert tool.deposited["red"] == 0 and tool.empty_releases == 1
 
 
+def _with_a_neighbour(rgb, source, colour: str, shift: int = 6):
+    """``rgb`` with a cube of ``colour`` drawn ``shift`` px below where ``source`` shows one (its patch
+    copied): a cube of the same colour standing next to the place a cube was taken from."""
+    from memory.perception.blobs import find_blobs
+
+    b = next(b for b in find_blobs(source, [colour], min_area=10) if b.area < 400)
+    y0, x0, y1, x1 = (int(v) for v in b.bbox)
+    out = rgb.copy()
+    out[y0 + shift : y1 + shift + 1, x0 : x1 + 1] = source[y0 : y1 + 1, x0 : x1 + 1]
+    return out, (b.y, b.x)
+
+
+def test_a_cube_taken_from_beside_one_of_its_colour_is_counted(binfill, fake_hand):
+    """Dense ood tables put cubes of one colour side by side: after the grasp the taken cube's place
+    still shows its colour (the neighbour), which once read as "the grasp lifted nothing". The hand's
+    own log says it lifted and held something, so the colour stays open for the blob over the bin."""
+    tool, store = _bin_counter(binfill["goal"], binfill["first"])
+    held, place = _with_a_neighbour(binfill["held"], binfill["first"], "red")
+    gone, _ = _with_a_neighbour(binfill["gone"], binfill["first"], "red")
+    over_bin = (binfill["bin"][0] - 10, binfill["bin"][1])
+    tool.observe(_hand_frame(100, binfill["first"], CLOSED, place, 0.02, 0.02), store)  # the grasp on the table
+    tool.observe(_hand_frame(104, held, CLOSED, over_bin, 0.10, 0.02), store)  # lifted, held over the bin
+    tool.observe(_hand_frame(105, None, OPEN, over_bin, 0.10, 0.04), store)  # the release
+    tool.observe(_hand_frame(108, gone, OPEN, over_bin, 0.10, 0.04), store)
+    assert tool.deposited["red"] == 1 and tool.empty_releases == 0 and tool.places_refilled == 1
+
+
 def test_a_cube_let_go_with_the_hand_away_from_the_bin_is_no_deposit(binfill, fake_hand):
     """A drop on the way (a learned policy's slip): the pixels show the cube by the bin and then gone
     (it fell where they lose it), but the hand's log says it opened, still holding, far from the bin."""

@@ -138,6 +138,16 @@ the flash counter counts a lit frame for the decision at hand, touching cubes ar
 covered lit node is not a new touch (``memory-v2``'s commit predates all four). The same stages as
 ``memory-v2``; read accuracy at one commit comes from ``test-s7`` here."""
 
+MEMORY_V4: tuple[Stage, ...] = (
+    Stage("test-s7", "memory_v4_test", ("oracle", "memory"), "0:50"),
+    Stage("ood", "memory_v4_ood", ("oracle", "memory"), "0:50", split="ood"),
+    Stage("held-out", "memory_v4_held_out", ("memory",), "0:50", goal_style="reworded-held-out"),
+)
+"""Issue 35's checks a third time, at the commit where the cover follower keeps up with containers
+that trade places while the arm travels over them and settles a track a swap left beside its still
+container (``memory-v3``'s commit holds both tracks still, and its ``test-s7`` stopped at 1172 rows).
+The same stages as ``memory-v2``."""
+
 PROFILE_V2: tuple[Stage, ...] = (
     Stage("test-s7", "pi05_like_v2_test", HEADLINE, "0:50", executor_profile="pi05-like"),
 )
@@ -167,13 +177,13 @@ all. Pinned to the commit where issues 35 and 36 have landed. ``profile-s7`` run
 benchmark's oracle re-asks a missed pick, so the rates fitted on ours fail far less there."""
 
 CAMPAIGNS: dict[str, tuple[Stage, ...]] = {"v1": V1, "memory-v2": MEMORY_V2, "profile-v2": PROFILE_V2,
-                                           "results-v2": RESULTS_V2, "memory-v3": MEMORY_V3}
+                                           "results-v2": RESULTS_V2, "memory-v3": MEMORY_V3, "memory-v4": MEMORY_V4}
 """``--campaign`` names; each is pinned to its own commit (its rows never mix commits)."""
 
 
 def known_stages() -> tuple[Stage, ...]:
     """Every campaign's stages (read at call time, so a test can swap one plan)."""
-    return V1 + MEMORY_V2 + PROFILE_V2 + RESULTS_V2 + MEMORY_V3
+    return V1 + MEMORY_V2 + PROFILE_V2 + RESULTS_V2 + MEMORY_V3 + MEMORY_V4
 
 
 class CampaignError(RuntimeError):

@@ -37,11 +37,14 @@ readable.
 The arm's own kinematics decide the plainest occlusion: while the arm moves, a container within
 ``arm_px`` of its projected skeleton (joint angles through forward kinematics and the front camera's
 calibration, :mod:`memory.robot.arm_view`), or, while the hand carries something lifted (fingers
-commanded closed, tool-centre point above ``carry_z``), within ``hand_px`` of the hand (a container in
+commanded closed and, where their opening is logged, held apart; tool-centre point above ``carry_z``), within ``hand_px`` of the hand (a container in
 the grip hangs there and looks exactly like its neighbours), holds where it is. A moving arm sweeping over a container is the
 one motion the pixel cues mistake for the container's own (its gray faces match the container
 palette, and flow and association then agree on the arm); containers the robot carries are covered
-by the lift-off rule, and swaps happen while the arm is still or far away.
+by the lift-off rule. Swaps can still happen while the arm travels nearby (pressing the buttons
+before the pick, with more swaps than the arm's reach takes to finish): under the arm, a track moves
+only on the plainest sighting of its own container (:meth:`CoverFollowTool._follow_under_arm`: a lone
+blob of its size where its features flowed, not merged with anything), never while the hand carries.
 
 Render stride: a swap moves a container 50-60 px in 50 steps with smoothstep timing. Measured on
 the demonstrations (every step rendered), tracked containers move at most about 4 px per step and
@@ -62,7 +65,8 @@ from scipy import ndimage
 
 from memory.robot.arm_view import arm_covers, panda_tcp
 from memory.contract.frames import Frame
-from memory.robot.signals import gripper_closed
+from memory.robot.signals import gripper_closed, gripper_width
+from memory.events.lift import LIFT_LIVE
 from memory.language.needs import Need
 from memory.store.records import EntityRecord, EntityStatus, Source
 from memory.language.spec import MemorySpec
@@ -215,6 +219,8 @@ class CoverTrack:
     anchor: np.ndarray | None = None  # where the container last stood still
     still: int = 0
     lifted: bool = False  # its cube is in view where it stood: the robot has it
+    settle: int = 0  # consecutive still frames on which association found the same lone blob the flow disagrees with
+    settle_at: np.ndarray | None = None  # that blob's centre
     history: list = field(default_factory=list)
 
 
@@ -250,6 +256,8 @@ class CoverFollowThresholds:
     """The hand above this height (m), closed and moving, is carrying."""
     arm_moving_rad: float = 0.002
     """Largest per-frame joint change (rad) at which the arm is still."""
+    settle_frames: int = 3
+    """Still frames in a row on which flow and association disagree about one lone blob before the blob wins."""
 
 
 @register_tool(order=90, source="video")
@@ -305,7 +313,7 @@ class CoverFollowTool(Tool):
         self._prev_q: np.ndarray | None = None
         self._arm_q: np.ndarray | None = None
         self._carrying = False
-        self._counts = {"arm_over": 0, "frames": 0, "agree": 0, "disagree": 0, "association_only": 0, "flow_only": 0, "missed": 0,
+        self._counts = {"arm_over": 0, "moved_under_arm": 0, "settled": 0, "frames": 0, "agree": 0, "disagree": 0, "association_only": 0, "flow_only": 0, "missed": 0,
                         "lost": 0, "reacquired": 0, "occluded": 0, "lifted": 0}
 
     # ------------------------------------------------------------------ helpers
@@ -394,6 +402,7 @@ class CoverFollowTool(Tool):
         mask = self.appearance.mask(frame.rgb, frame.step, roi)
         self._occluders = self.appearance.occluder_mask(frame.rgb, frame.step, roi)
         self._labels = None
+        self._mask_now = mask
         self._roi = roi
         self._rgb = frame.rgb
         self._step = frame.step
@@ -403,8 +412,12 @@ class CoverFollowTool(Tool):
         self._prev_q = q
         # the hand's wider reach counts only while it carries something above the table (fingers
         # commanded closed, tool-centre point lifted): pressing a button or reaching is just the arm
+        # (where the fingers' opening is logged, something must hold them apart: the hand presses
+        # buttons with its fingers closed on nothing)
         closed = gripper_closed(frame) is True
-        self._carrying = bool(moving and closed and float(panda_tcp(q)[2]) > self.config.carry_z)
+        width = gripper_width(frame)
+        holds = width is None or width >= LIFT_LIVE.held_width
+        self._carrying = bool(moving and closed and holds and float(panda_tcp(q)[2]) > self.config.carry_z)
         self._counts["frames"] += 1
         flow = flow_cue_for(store)
         for key, track in self._tracks.items():
@@ -446,8 +459,10 @@ class CoverFollowTool(Tool):
             return
         hand_px = self.config.hand_px if self._carrying else self.config.arm_px
         if self._arm_q is not None and arm_covers(self._arm_q, track.pos, self.config.arm_px, hand_px):
-            # the moving arm is in front of it: hold, change nothing (the next clear view resumes)
+            # the moving arm is in front of it: hold, change nothing (the next clear view resumes),
+            # unless the container itself is plainly in view and moving (a swap under the arm)
             self._counts["arm_over"] += 1
+            self._follow_under_arm(track, rec, frame, flow, store)
             track.step = frame.step
             return
         dt = max(1, frame.step - track.step)
@@ -502,6 +517,7 @@ class CoverFollowTool(Tool):
             tol = self.config.agree_px if kind == "blob" else self.config.agree_px + 3.0
             if gap <= tol:
                 self._counts["agree"] += 1
+                track.settle, track.settle_at = 0, None
                 if track.lost or track.status is EntityStatus.UNCERTAIN:
                     status = EntityStatus.REACQUIRED
                     reason = "flow and association agree again"
@@ -513,8 +529,16 @@ class CoverFollowTool(Tool):
                 reason = f"flow and association disagree by {gap:.1f} px"
             # agreeing: a lone blob's centroid is the container's centre; a merged blob's mode is
             # pulled toward its neighbour and flow toward the neighbour's motion, so they are
-            # averaged. Disagreeing: identity continuity wins, the flow's position is kept.
-            if gap > tol:
+            # averaged. Disagreeing: identity continuity wins, the flow's position is kept, unless
+            # the disagreement is only about where a container that stands still is centred.
+            still_apart = gap > tol and self._settles_on_blob(track, det, kind, flow_pos)
+            if still_apart:
+                self._counts["settled"] += 1
+                status = EntityStatus.REACQUIRED
+                reason = (f"flow and association disagreed by {gap:.1f} px on {self.config.settle_frames} still frames: "
+                          "the lone container blob beside the track is its container")
+                track.pos = det
+            elif gap > tol:
                 track.pos = flow_pos
             else:
                 track.pos = det if kind == "blob" else 0.5 * (det + flow_pos)
@@ -565,6 +589,70 @@ class CoverFollowTool(Tool):
                         reason=reason or f"container followed {np.hypot(*moved):.1f} px", accepted=True)
             if len(track.history) < 200:
                 track.history.append((frame.step, pos, status.value))
+
+    def _follow_under_arm(self, track: CoverTrack, rec: EntityRecord, frame: Frame, flow, store: MemoryStore) -> None:
+        """Move a track the moving arm passes over only on the plainest evidence of the container's own motion.
+
+        Containers can trade places while the arm travels nearby (pressing the buttons that precede the
+        pick); holding every track the arm's skeleton passes within ``arm_px`` of then leaves the
+        record behind where its container used to stand. The arm is what the pixel cues confuse with a
+        container, so only the strictest sighting moves the track here: a lone container blob of the
+        track's own size (``"blob"``, never the palette's mode, which the arm's faces can pull) where the
+        container's own features flowed, the two within ``agree_px``, and the palette component under
+        the track no larger than the container usually is (not merged with the arm). Never while the
+        hand carries something (a container in the grip is a lone blob of the right size moving with
+        its own features). Anything less holds, as before; the status never changes under the arm.
+        """
+        if self._carrying or track.lost or track.area is None or flow is None or self._prev is None or self._prev[0] != track.step:
+            return  # a container in the grip looks exactly like the one under it: hold
+        pts = self._features(self._prev[1], self._prev[2], track.pos)
+        if pts is None:
+            return
+        out = flow.displacement(track.step, pts, frame, centre=track.pos)
+        if out is None or out[1] < max(3, 0.6 * len(pts)):
+            return
+        flow_pos = track.pos + out[0]
+        dt = max(1, frame.step - track.step)
+        if np.hypot(*(flow_pos - track.pos)) < self.config.min_move or np.hypot(*(flow_pos - track.pos)) > self._jump(dt):
+            return
+        found = self._detect(flow_pos, self.config.ms_radius, track.area)
+        if found is None or found[1] != "blob" or float(np.hypot(*(found[0] - flow_pos))) > self.config.agree_px:
+            return
+        parea = self._component_area(self._mask_now, found[0])
+        if parea <= 0 or (track.parea is not None and parea > 1.3 * track.parea):
+            return
+        self._counts["moved_under_arm"] += 1
+        moved = float(np.hypot(*(found[0] - track.pos)))
+        track.pos = found[0]
+        track.misses, track.still = 0, 0
+        self.commit(store, track.key, rec.evolve(position=to_point(track.pos).as_tuple()), step=frame.step,
+                    reason=f"container followed {moved:.1f} px under the moving arm (lone blob where its features flowed)",
+                    accepted=True)
+
+    def _settles_on_blob(self, track: CoverTrack, det: np.ndarray, kind: str, flow_pos: np.ndarray) -> bool:
+        """Whether a lasting disagreement is only about the centre of a container that stands still.
+
+        Flow carries identity only while things move: once the containers stand still it says
+        "nothing moved" wherever the track sits, even when the track ended a swap a few pixels off
+        its container's centre (on the edge it shares with a neighbour, or on the table beside it),
+        and flow and association then disagree on every frame for the rest of the episode, leaving
+        the record uncertain and unread. When, on ``settle_frames`` frames in a row, the flow moved
+        the track less than ``min_move`` and the association found the same lone container blob
+        of the track's size (``"blob"``) that no other track holds, that blob is the track's
+        container.
+        """
+        flow_still = float(np.hypot(*(flow_pos - track.pos))) < self.config.min_move
+        held = any(np.hypot(*(det - t.pos)) <= self.config.ms_radius for t in self._tracks.values() if t is not track and not t.lost)
+        same_blob = track.settle_at is not None and float(np.hypot(*(det - track.settle_at))) < self.config.min_move
+        if kind != "blob" or not flow_still or held:
+            track.settle, track.settle_at = 0, None
+            return False
+        track.settle = track.settle + 1 if same_blob else 1
+        track.settle_at = det.copy()
+        if track.settle < self.config.settle_frames:
+            return False
+        track.settle, track.settle_at = 0, None
+        return True
 
     def _search(self, mask: np.ndarray, around: np.ndarray, radius: float, area: float | None = None, taken=()):
         """Nearest container to ``around`` within ``radius``, trying seeds on rings; containers held by

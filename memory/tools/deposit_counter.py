@@ -13,7 +13,9 @@ Evidence for one deposit of colour C (the evidence gate):
   colour of such places names the carried colour, and only a blob of that colour can be the
   deposit (an arm passing over a cube that stands near the bin hides it, which is no deposit);
   none at all means the grasp lifted nothing (a missed grasp, retried by the executor), so the
-  release deposits nothing; several colours leave it open;
+  release deposits nothing, unless the hand's own log says it lifted something (then a cube of the
+  same colour stands next to the one taken, and the colour is left open); several colours leave it
+  open;
 * just before it (in the last ``lookback`` rendered frames: the arm often hides the held cube for
   the last few), a blob of colour C held over the bin (within ``near_px`` of the bin in the image,
   or above it within ``held_px`` when it is held high over the rim; the bin's dark floor is read
@@ -199,6 +201,7 @@ class DepositCounter(Tool):
         self._grasped: list[tuple[str, float, float]] | None = None  # places standing when the gripper last closed
         self.carried_log: list[tuple[int, str | None]] = []  # (release step, carried colour or None: lifted nothing)
         self.empty_releases = 0
+        self.places_refilled = 0  # releases whose grasped place showed its colour again while the hand held something
         self.dropped_away = 0  # releases of a held cube with the hand away from the bin (the hand's log)
         self._frame_steps: list[int] = []  # steps of the last rendered live frames
         self._recent: list[tuple[int, list[Blob]]] = []  # (step, blobs) of the last rendered frames
@@ -314,6 +317,12 @@ class DepositCounter(Tool):
             self.carried_log.append((step, None))
             self.empty_releases += 1
             return
+        if carried is not None and not carried and grip is not None and grip.lifted:
+            # every place still shows a cube of its colour, but the hand's own log says it lifted
+            # something: a cube of the same colour stands (or came to stand) next to the one taken.
+            # The colour is then open, for the blob held over the bin to settle
+            carried = None
+            self.places_refilled += 1
         if carried is not None and not carried:
             # the grasp lifted nothing: every cube standing then still stands
             self.carried_log.append((step, None))
@@ -481,6 +490,6 @@ class DepositCounter(Tool):
         return {"active": self.active, "goal": dict(self.goal), "deposited": {c: n for c, n in self.deposited.items() if n},
                 "bin": None if self.bin is None else [round(v) for v in self.bin], "log": list(self.log),
                 "rejected_releases": self.rejected, "taken_back": self.taken_back,
-                "empty_releases": self.empty_releases, "dropped_away": self.dropped_away, "carried": [list(x) for x in self.carried_log],
+                "empty_releases": self.empty_releases, "places_refilled": self.places_refilled, "dropped_away": self.dropped_away, "carried": [list(x) for x in self.carried_log],
                 "held_by_hand": getattr(self, "by_hand", 0),
                 "gate_calls": self._gate_calls, "rewrites": self._rewrites}
