@@ -43,6 +43,32 @@ ORACLE_SUBGOAL: dict[str, float] = {
 the ceiling the ``pi05-like`` executor profile is fitted to (scripts/fit_executor_profile.py)."""
 assert set(ORACLE_SUBGOAL) == set(ALL_TASKS)
 
+def _per_task(*v: float) -> dict[str, float]:
+    assert len(v) == len(ALL_TASKS), len(v)
+    return dict(zip(ALL_TASKS, v))
+
+
+NO_MEMORY: dict[str, float] = _per_task(
+    52.0, 92.7, 7.3, 0.0, 88.7, 24.0, 30.7, 14.0, 15.3, 25.3, 54.0, 31.8, 71.6, 3.3, 6.7, 6.0)
+"""π0.5 without memory, per task (%; SimpleARM Table 1 "no mem.", RoboMME's published three seeds; overall 32.70)."""
+
+FRAMESAMP: dict[str, float] = _per_task(
+    39.6, 87.3, 92.0, 42.0, 32.7, 25.1, 24.4, 18.2, 22.9, 30.4, 60.0, 32.0, 77.8, 7.6, 53.6, 66.7)
+"""RoboMME's FrameSamp+ModuL, the strongest published non-oracle memory before SimpleARM, per task
+(%; SimpleARM Table 1; overall 44.51)."""
+
+SIMPLEARM: dict[str, float] = _per_task(
+    60.0, 91.3, 76.7, 0.0, 96.0, 82.0, 80.0, 56.7, 66.0, 78.0, 82.0, 88.0, 67.3, 4.0, 93.3, 53.3)
+"""The paper's memory (SimpleARM, frozen π0.5 and a fine-tuned Qwen3-VL subgoal predictor), per task
+(%; Table 1 "ours", three seeds; overall 67.17)."""
+
+ASTRA_SUITES: dict[str, float] = {"counting": 69.5, "permanence": 94.0, "reference": 92.0, "imitation": 61.0, "all": 79.13}
+"""Astra on RoboMME (one run; a closed planner and a fine-tuned completion monitor): the suites and the
+overall figure it reports (``../shared/reference/robomme_official.md``)."""
+
+ASTRA_TASKS: dict[str, float] = {"StopCube": 18.0, "InsertPeg": 18.0, "RouteStick": 58.0}
+"""The only tasks Astra's report names (its weakest three)."""
+
 REWORDING_COST_POINTS = 17.8
 """How many points of the memory arm's success instruction rewording costs in the paper."""
 

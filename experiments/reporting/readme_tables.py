@@ -25,7 +25,10 @@ beside=THEN`` puts ``name`` beside an earlier run ``THEN`` of the same backend, 
 episodes both ran, with the memory arm's change in points (``experiments/reporting/versus_section.py``). ``section=ceiling``
 sets the oracle arm per task beside π0.5's published oracle-subgoal success (what an executor
 profile is fitted to) with memory ÷ oracle; ``section=attribution`` attributes every failure of the
-memory arm (executor fault, wrong read, missed read, wrong state). ``python -m experiments.report --readme README.md`` rewrites every block from the
+memory arm (executor fault, wrong read, missed read, wrong state). ``section=field`` sets one backend's
+arms per task and suite beside the field's published columns (π0.5 without memory, FrameSamp,
+SimpleARM, π0.5 with oracle subgoals, Astra where reported; ``experiments/reporting/field_section.py``).
+``python -m experiments.report --readme README.md`` rewrites every block from the
 results; ``python -m experiments.report --check README.md`` exits 1 naming each block that differs
 (the default test suite runs it, so a hand-edited or stale number fails CI).
 """
@@ -47,6 +50,7 @@ from experiments.reporting.failure_reasons import failures_section
 from experiments.reporting.versus_section import versus_section
 from experiments.reporting.figures import FIGURE, regenerate_figures
 from experiments.reporting.markers import episode_range, marker_args, select_rows
+from experiments.reporting.field_section import field_section
 from experiments.reporting.paper_comparison import anchors_section, specificity_section
 from experiments.reporting.publish import PUBLISHED, check_publishable
 from experiments.reporting.report_sections import (
@@ -272,6 +276,7 @@ SECTIONS: dict[str, Callable] = {
     "backend_suites": lambda official, ours: backends_section(official, ours, suites_only=True)[0],
     "versus": versus_section,
     "disagreements": lambda official, ours: disagreement_section(official, ours)[0],
+    "field": _table_of(field_section),
 }
 BESIDE_SECTIONS = ("backends", "backend_suites", "versus", "disagreements")
 """Sections that put a ``--backend robomme`` run beside one of ours (``beside=``)."""
