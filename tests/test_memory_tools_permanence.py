@@ -349,10 +349,9 @@ def test_a_container_swapped_under_the_moving_arm_is_followed(unmask):
     assert rec.status is EntityStatus.VERIFIED
 
 
-def _follow_shifted_image(scene, arm: str):
-    """Two frames of ``scene``'s live view, then three with the image shifted 6 px right, with the flow
-    cue on and the arm ``"carrying"`` (moving, fingers closed, hand lifted over the container),
-    ``"reaching"`` (moving over it, fingers open) or ``"still"``."""
+def _live_follower(scene):
+    """The flow cue and a live cover follower over a fresh store holding one verified live binding:
+    the container hiding ``scene``'s first picked cube, at its true point ``p``."""
     flow, follow = OpticalFlowCue(), CoverFollowTool("live")
     store = MemoryStore()
     for t in (flow, follow):
@@ -362,6 +361,14 @@ def _follow_shifted_image(scene, arm: str):
     key = "cover/live/x"
     store.add(key, EntityRecord("container", "cover", (int(p[0]), int(p[1])), cover_binding(f"{colour} cube"),
                                 EntityStatus.VERIFIED, Source.LIVE), step=1000, reason="test")
+    return flow, follow, store, key, p
+
+
+def _follow_shifted_image(scene, arm: str):
+    """Two frames of ``scene``'s live view, then three with the image shifted 6 px right, with the flow
+    cue on and the arm ``"carrying"`` (moving, fingers closed, hand lifted over the container),
+    ``"reaching"`` (moving over it, fingers open) or ``"still"``."""
+    flow, follow, store, key, p = _live_follower(scene)
     q = _hand_over(p)
     gripper = -1.0 if arm == "carrying" else 1.0
     shifted = np.ascontiguousarray(np.roll(scene.live.rgb, 6, axis=1))
@@ -381,15 +388,7 @@ def test_a_track_left_beside_its_still_container_settles_on_it(unmask, offset):
     with a neighbour). Once everything stands still, flow says "nothing moved" wherever the track
     sits and disagrees with the association on every frame; the lone blob of the container's size
     the association keeps finding is the track's container, and the record is readable again."""
-    flow, follow = OpticalFlowCue(), CoverFollowTool("live")
-    store = MemoryStore()
-    for t in (flow, follow):
-        t.reset(specify(unmask.goal), store)
-    colour = unmask.truth["pick_colours"][0]
-    p = unmask.points[unmask.truth["hides"][colour]]
-    key = "cover/live/x"
-    store.add(key, EntityRecord("container", "cover", (int(p[0]), int(p[1])), cover_binding(f"{colour} cube"),
-                                EntityStatus.VERIFIED, Source.LIVE), step=1000, reason="test")
+    flow, follow, store, key, p = _live_follower(unmask)
     frames = [Frame(step=1000 + 4 * k, rgb=unmask.live.rgb) for k in range(1, 9)]  # the live stride
     for t in (flow, follow):
         t.observe(frames[0], store)
