@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from envs.episodes import SUITES
+from envs.episodes import ALL_TASKS, SUITES
 from experiments.reporting.backends_section import ratio_cell
 from experiments.reporting.paper_reference import ASTRA_SUITES, ASTRA_TASKS, FRAMESAMP, NO_MEMORY, ORACLE_SUBGOAL, SIMPLEARM
 from experiments.reporting.report_sections import SUITE_OF, condition_order, fmt_summary, md_table, task_order
@@ -82,6 +82,6 @@ def field_section(rows: list[Row]) -> tuple[str, list[dict[str, Any]]]:
         tasks = [t for t in present if t in SUITES[g]] if g != "all" else present
         if not tasks or not any(k[0] == g for k in g_here):
             continue
-        whole = g == "all" and len(tasks) == sum(len(v) for v in SUITES.values()) or g != "all" and len(tasks) == len(SUITES[g])
+        whole = set(tasks) == set(ALL_TASKS if g == "all" else SUITES[g])  # Astra reports whole suites only
         line(f"**{g}**", "", g_here, lambda a, g=g: (g, a), tasks, ASTRA_SUITES.get(g) if whole else None)
     return md_table(head, body), records
