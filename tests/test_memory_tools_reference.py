@@ -592,11 +592,11 @@ def test_the_grasp_in_the_joint_angles_names_the_handled_cube(repick, repick_arm
     assert _near(slot[1:], repick_arm["starts"][i], 4)
 
 
-def _places_after_video(task: str, episode: int):
+def _places_after_video(task: str, episode: int, split: str = "test"):
     """Reset ``task`` with its whole conditioning video, feed the video (frames and joint angles) and
     the first live frame to a fresh places tool; returns (tool, store, truth, correct target's pixel)."""
     env = make_env(task, video_stride=1)
-    obs, info = env.reset(options={"episode": episode_spec(task, episode)})
+    obs, info = env.reset(options={"episode": episode_spec(task, episode, split)})
     t = env.unwrapped
     truth = t.truth()
     correct = t.project(t.pos(t.targets[truth["correct_target"]]))
@@ -621,6 +621,59 @@ def test_a_visited_target_is_followed_through_the_swap_of_the_video(task, episod
     assert truth["swapped_targets"], "this episode must swap"
     rec = store.get(PLACES_KEY)
     assert rec is not None and _near(rec.position, correct, 6), (rec, correct)
+
+
+@pytest.mark.slow
+def test_a_disc_passing_a_visited_target_during_the_swap_leaves_it_home():
+    """train 39: a swap's mover passes over the visited target at rest; their discs merge into one
+    blob pulled toward the passer, which the visited target used to follow away."""
+    tool, store, truth, correct = _places_after_video("VideoPlaceButton", 39, "train")
+    assert truth["swapped_targets"], "this episode must swap"
+    rec = store.get(PLACES_KEY)
+    assert rec is not None and _near(rec.position, correct, 6), (rec, correct)
+
+
+PURPLE = np.array([140, 50, 220], np.uint8)
+
+
+def _disc_frame(*discs) -> np.ndarray:
+    """A gray table with flat purple discs ``(row, col, radius)``, later ones drawn over earlier ones."""
+    rgb = np.full((256, 256, 3), 120, np.uint8)
+    yy, xx = np.mgrid[:256, :256]
+    for cy, cx, r in discs:
+        rgb[np.hypot(yy - cy, xx - cx) <= r] = PURPLE
+    return rgb
+
+
+def _swap_with_a_passer(tool) -> None:
+    """Disc A rests at (90, 144); disc B (near the camera, large) slides to the far corner where C
+    stood, C (far, small) comes the other way right over A, each growing or shrinking with its
+    distance to the camera."""
+    a, b0, c0 = (90.0, 144.0, 9.0), (150.0, 93.0, 12.5), (72.0, 154.0, 8.0)
+    tool._follow_targets(_disc_frame(a, b0, c0))
+    n = 25  # a 50-step swap at video stride 2, eased in and out like the env's
+    for k in range(1, n + 1):
+        s = 3 * (k / n) ** 2 - 2 * (k / n) ** 3
+        b = (b0[0] + s * (c0[0] - b0[0]), b0[1] + s * (c0[1] - b0[1]) - 25 * np.sin(np.pi * s), b0[2] + s * (c0[2] - b0[2]))
+        # C's way bends through A's disc: the two merge into one blob for a few frames
+        c = (c0[0] + s * (b0[0] - c0[0]), c0[1] + s * (b0[1] - c0[1]) + 12 * np.sin(np.pi * s), c0[2] + s * (b0[2] - c0[2]))
+        tool._video_frames += 1
+        tool._follow_targets(_disc_frame(a, b, c))
+    for _ in range(6):
+        tool._video_frames += 1
+        tool._follow_targets(_disc_frame(a, c0, b0))
+
+
+def test_a_target_at_rest_stays_home_while_a_swapped_disc_passes_over_it():
+    tool = DemoPlacesTool()
+    tool._reset_state()
+    tool._video_frames = 1
+    _swap_with_a_passer(tool)
+    where = {round(t.row0): t.pos for t in tool.targets}
+    assert len(tool.targets) == 3, [t.pos for t in tool.targets]
+    assert _near(where[90], (90, 144), 2), where  # A never moved
+    assert _near(where[150], (72, 154), 3), where  # B ended where C stood, though far and small there
+    assert _near(where[72], (150, 93), 3), where  # C came the other way, through A
 
 
 def test_a_pause_with_the_object_held_up_is_not_a_place():

@@ -469,16 +469,15 @@ class CoverFollowTool(Tool):
         before = track.pos.copy()
         pred = track.pos.copy()  # containers stand still unless something moves them: no extrapolation
         flow_pos, flow_broken = None, False
-        if flow is not None and self._prev is not None and self._prev[0] == track.step:
-            pts = self._features(self._prev[1], self._prev[2], track.pos)
-            if pts is not None:
-                out = flow.displacement(track.step, pts, frame, centre=track.pos)
-                # most of the container's points must survive the round trip; when few do, what
-                # moved was mostly something else (the arm sweeping over it)
-                if out is not None and out[1] >= max(3, 0.4 * len(pts)):
-                    flow_pos = track.pos + out[0]
-                else:
-                    flow_broken = True
+        cue = self._flow_cue(track, frame, flow)
+        if cue is not None:
+            # most of the container's points must survive the round trip; when few do, what
+            # moved was mostly something else (the arm sweeping over it)
+            pos, kept, tracked = cue
+            if pos is not None and kept >= max(3, 0.4 * tracked):
+                flow_pos = pos
+            else:
+                flow_broken = True
         start = flow_pos if flow_pos is not None else pred
         det, kind = None, None
         if not track.lost:
@@ -590,6 +589,21 @@ class CoverFollowTool(Tool):
             if len(track.history) < 200:
                 track.history.append((frame.step, pos, status.value))
 
+    def _flow_cue(self, track: CoverTrack, frame: Frame, flow) -> tuple[np.ndarray | None, int, int] | None:
+        """Where the container's own features flowed since the track's last frame: ``(position or None
+        when the flow failed, features that survived the round trip, features tracked)``, or ``None``
+        when there is no flow cue this frame (no flow tool, no previous frame at the track's step, no
+        features on the container). The callers ask different shares of survivors of it."""
+        if flow is None or self._prev is None or self._prev[0] != track.step:
+            return None
+        pts = self._features(self._prev[1], self._prev[2], track.pos)
+        if pts is None:
+            return None
+        out = flow.displacement(track.step, pts, frame, centre=track.pos)
+        if out is None:
+            return None, 0, len(pts)
+        return track.pos + out[0], int(out[1]), len(pts)
+
     def _follow_under_arm(self, track: CoverTrack, rec: EntityRecord, frame: Frame, flow, store: MemoryStore) -> None:
         """Move a track the moving arm passes over only on the plainest evidence of the container's own motion.
 
@@ -603,15 +617,12 @@ class CoverFollowTool(Tool):
         hand carries something (a container in the grip is a lone blob of the right size moving with
         its own features). Anything less holds, as before; the status never changes under the arm.
         """
-        if self._carrying or track.lost or track.area is None or flow is None or self._prev is None or self._prev[0] != track.step:
+        if self._carrying or track.lost or track.area is None:
             return  # a container in the grip looks exactly like the one under it: hold
-        pts = self._features(self._prev[1], self._prev[2], track.pos)
-        if pts is None:
+        cue = self._flow_cue(track, frame, flow)
+        if cue is None or cue[0] is None or cue[1] < max(3, 0.6 * cue[2]):
             return
-        out = flow.displacement(track.step, pts, frame, centre=track.pos)
-        if out is None or out[1] < max(3, 0.6 * len(pts)):
-            return
-        flow_pos = track.pos + out[0]
+        flow_pos = cue[0]
         dt = max(1, frame.step - track.step)
         if np.hypot(*(flow_pos - track.pos)) < self.config.min_move or np.hypot(*(flow_pos - track.pos)) > self._jump(dt):
             return

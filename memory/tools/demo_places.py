@@ -46,7 +46,7 @@ nothing is written and access abstains.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -86,9 +86,10 @@ class _Disc:
         return _point((self.y, self.x))
 
 
-def target_blobs(rgb: np.ndarray, min_area: int = 40) -> list[_Disc]:
-    """Purple target discs in ``rgb`` (the layout tool's ring predicate), touching discs apart."""
-    return [_Disc(y, x, a) for y, x, a in disc_pieces(purple_mask(rgb), min_area)]
+def target_blobs(rgb: np.ndarray, min_area: int = 40, mask: np.ndarray | None = None) -> list[_Disc]:
+    """Purple target discs in ``rgb`` (the layout tool's ring predicate), touching discs apart;
+    ``mask`` is ``purple_mask(rgb)`` where the caller has it already."""
+    return [_Disc(y, x, a) for y, x, a in disc_pieces(purple_mask(rgb) if mask is None else mask, min_area)]
 
 
 def merge_fragments(discs: list[_Disc], px: float) -> list[_Disc]:
@@ -118,6 +119,23 @@ class _Target:
     area: int
     vel: tuple[float, float] = (0.0, 0.0)  # px per frame, while it moves (a swap)
     seen: int = 0  # video frame index it was last seen at
+    home: np.ndarray | None = None  # (N, 2) purple pixels (row, col) of its inner disc where it rests; None while it moves
+    row0: float = field(init=False)  # the image row where it was first seen, where ``area`` was measured
+
+    def __post_init__(self) -> None:
+        self.row0 = self.pos[0]
+
+
+def home_pixels(mask: np.ndarray, pos: tuple[float, float], area: int, share: float) -> np.ndarray | None:
+    """The disc material of a target at rest: ``mask`` pixels within ``share`` of its radius (from
+    its area) around ``pos``, or None where none are. The inner part only: the rim flickers."""
+    r = share * float(np.sqrt(max(area, 1) / np.pi))
+    h, w = mask.shape
+    y0, y1 = max(0, int(pos[0] - r)), min(h, int(np.ceil(pos[0] + r)) + 1)
+    x0, x1 = max(0, int(pos[1] - r)), min(w, int(np.ceil(pos[1] + r)) + 1)
+    yy, xx = np.mgrid[y0:y1, x0:x1]
+    inside = (np.hypot(yy - pos[0], xx - pos[1]) <= r) & mask[y0:y1, x0:x1]
+    return np.stack([yy[inside], xx[inside]], axis=1) if inside.any() else None
 
 
 @dataclass
@@ -189,6 +207,14 @@ class PlacesThresholds:
     """A place the release left off every target is decided again at the object's blob on later frames, while the blob stays within this (px) of it (the hand that just let go hides part of the object, so the first position can sit beside the disc)..."""
     settle_frames: int = 15
     """...for at most this many rendered frames after the release (the hand moves off within a second; later, a target moving past the object is not what it was set down on)."""
+    home_share: float = 0.7
+    """A target at rest remembers its disc material within this share of its radius (its home)..."""
+    home_fill: float = 0.9
+    """...and stays home, whatever blob its disc merges into, while at least this share of that
+    material is still purple: a disc sliding past or over it (a swap) pulls the merged blob's
+    centroid toward itself, and a target that followed that centroid left with the passer. Its own
+    disc leaving empties the home within a few px; something in front of it (arm, cube) does too,
+    and then it is followed as before."""
 
 
 @register_tool(order=150)
@@ -304,15 +330,26 @@ class DemoPlacesTool(Tool):
         Targets move only while the arm holds still (the video's swaps run during static holds);
         while it moves, a disc's centroid shifts only because the arm or the cube hides part of it,
         so no motion is learned then."""
-        blobs = target_blobs(rgb)
+        mask = purple_mask(rgb)
+        blobs = target_blobs(rgb, mask=mask)
         self._last_discs = blobs
+        cfg = self.config
         if not self.targets:
-            whole = merge_fragments(blobs, self.config.fragment_px)
-            self.targets = [_Target((b.y, b.x), b.area, seen=self._video_frames) for b in whole]
+            whole = merge_fragments(blobs, cfg.fragment_px)
+            self.targets = [_Target((b.y, b.x), b.area, seen=self._video_frames,
+                                    home=home_pixels(mask, (b.y, b.x), b.area, cfg.home_share)) for b in whole]
             return
         now = self._video_frames
+        at_home = {i for i, t in enumerate(self.targets) if t.home is not None and np.hypot(*t.vel) < cfg.moving_px
+                   and mask[t.home[:, 0], t.home[:, 1]].mean() >= cfg.home_fill}
+        # its own disc still fills its home: it has not moved, whatever blob it is part of; and that
+        # blob is its own (a disc passing over it is followed by its motion until they part)
+        home_blobs = {j for j, b in enumerate(blobs) for i in at_home if b.distance(self.targets[i].pos) <= cfg.target_jump}
         pairs = []
         for i, t in enumerate(self.targets):
+            if i in at_home:
+                t.seen = now
+                continue
             dt = max(1, now - t.seen)
             if np.hypot(*t.vel) >= self.config.moving_px:
                 # moving (a swap): look where its motion leads, further the longer it went unseen, and
@@ -323,8 +360,9 @@ class DemoPlacesTool(Tool):
                 share = 0.5
             else:  # at rest: only a whole disc at its place (a partly hidden one pulls the centroid)
                 guess, gate, share = t.pos, self.config.target_jump, 0.8
-            pairs += [(b.distance(guess), i, j) for j, b in enumerate(blobs) if b.area >= share * t.area and b.distance(guess) <= gate]
-        taken_t, taken_b = set(), set()
+            pairs += [(b.distance(guess), i, j) for j, b in enumerate(blobs)
+                      if j not in home_blobs and b.area >= share * self._expected_area(t, b.y) and b.distance(guess) <= gate]
+        taken_t, taken_b = set(at_home), set(home_blobs)
         for _, i, j in sorted(pairs):
             if i in taken_t or j in taken_b:
                 continue
@@ -334,12 +372,15 @@ class DemoPlacesTool(Tool):
             dt = max(1, now - t.seen)
             if not arm_still:
                 t.vel = (0.0, 0.0)
-            elif b.area >= 0.8 * t.area:  # motion only from whole discs: a partly hidden one's centroid jitters
+            elif b.area >= 0.8 * self._expected_area(t, b.y):  # motion only from whole discs: a partly hidden one's centroid jitters
                 step = ((b.y - t.pos[0]) / dt, (b.x - t.pos[1]) / dt)
                 t.vel = (0.5 * t.vel[0] + 0.5 * step[0], 0.5 * t.vel[1] + 0.5 * step[1])
             t.pos, t.seen = (b.y, b.x), now
-        full = float(np.median([t.area for t in self.targets]))
-        fresh = [b for j, b in enumerate(blobs) if j not in taken_b and b.area >= 0.7 * full
+            if np.hypot(*t.vel) >= cfg.moving_px:
+                t.home = None
+            elif t.home is None and arm_still and b.area >= 0.9 * self._expected_area(t, b.y):  # come to rest on a whole disc
+                t.home = home_pixels(mask, t.pos, b.area, cfg.home_share)
+        fresh = [b for j, b in enumerate(blobs) if j not in taken_b and b.area >= 0.7 * self._expected_area(None, b.y)
                  and all(b.distance(t.pos) > self.config.new_target_px for t in self.targets)]
         seen = []
         for b in fresh:
@@ -350,11 +391,21 @@ class DemoPlacesTool(Tool):
                 if lost is not None:
                     self._found_again(lost, (b.y, b.x))
                     continue
-                self.targets.append(_Target((b.y, b.x), b.area, seen=self._video_frames))
+                self.targets.append(_Target((b.y, b.x), b.area, seen=self._video_frames,
+                                            home=home_pixels(mask, (b.y, b.x), b.area, cfg.home_share)))
                 self._events.append(f"target found at {_point((b.y, b.x))}")
             else:
                 seen.append((b.y, b.x, n))
         self._new = seen
+
+    def _expected_area(self, target: _Target | None, row: float) -> float:
+        """The area (px) a whole disc shows at image ``row``: the front camera looks down the table,
+        so a disc farther away (higher in the image) shows smaller, a third of a near one's size or
+        less. It is the area of the known target first seen at the nearest row (no larger than
+        ``target``'s own, measured where it was first seen): a disc moved from near to far by a swap
+        would otherwise never count as whole, and a far disc never as new."""
+        nearest = min(self.targets, key=lambda t: abs(t.row0 - row)).area
+        return float(nearest if target is None else min(target.area, nearest))
 
     def _found_again(self, lost: int, at) -> None:
         """Where a lost moving target went, given a disc nobody follows that showed up at ``at``.
@@ -377,13 +428,13 @@ class DemoPlacesTool(Tool):
                 cands.append((float(np.hypot(*d)), j))
         now = self._video_frames
         if ahead or not cands:
-            t.pos, t.vel, t.seen = at, (0.0, 0.0), now
+            t.pos, t.vel, t.seen, t.home = at, (0.0, 0.0), now, None
             self._events.append(f"target {lost} found again at {_point(at)}")
             return
         j = min(cands)[1]
         o = self.targets[j]
-        t.pos, t.vel, t.seen = o.pos, (0.0, 0.0), now
-        o.pos, o.vel, o.seen = at, (0.0, 0.0), now
+        t.pos, t.vel, t.seen, t.home = o.pos, (0.0, 0.0), now, None
+        o.pos, o.vel, o.seen, o.home = at, (0.0, 0.0), now, None
         self._events.append(f"targets {lost} and {j} exchanged places: {lost} at {_point(t.pos)}, {j} at {_point(at)}")
 
     def _lost_mover(self, blobs: list[_Disc], seen_now: set[int], at) -> int | None:
