@@ -174,6 +174,7 @@ class DemoHandledTool(Tool):
         self._lifted = False
         self._lift = None
         self._took: tuple[float, float] | None = None  # where the hand lifted something this grip
+        self._in_hand = False  # the pick counted at this grip's lift is still in the hand (not yet let go)
         self._last_rgb: np.ndarray | None = None
         self._others: list[tuple[float, float]] | None = None  # look-alikes' places when the cube was last seen resting
         self._latched: tuple | None = None
@@ -228,7 +229,12 @@ class DemoHandledTool(Tool):
             return
         self._video_frames += 1
         self._watch_grasp(frame, store)
-        if self._phase == "slots":
+        if self._phase == "slots" and self._slots_fixed and self._release_done and self._decide_by_grasp(frame.step, frame.rgb):
+            # the hand has set the cube down: the joint angles have named it, follow it from here on
+            # (the video may shuffle it before the scene ever comes to rest; a look-alike it was
+            # set down against keeps the scene from looking still)
+            pass
+        elif self._phase == "slots":
             self._watch_slots(frame)
         elif self._phase == "follow":
             self._follow(frame.rgb)
@@ -310,23 +316,29 @@ class DemoHandledTool(Tool):
         i = int(np.argmin(d))
         return i if d[i] <= (self.config.grasp_px if radius is None else radius) else None
 
+    def _decide_by_grasp(self, step: int, rgb: np.ndarray | None = None) -> bool:
+        """The joint angles name the handled cube: the one under the grasp, now where the hand set it
+        down (look-alikes touching it make one blob whose centroid lies between them; the hand's point
+        does not). False where no grasp was seen or no colour is known under it."""
+        if self._grasp is None:
+            return False
+        at = self._release[1] if self._release is not None else self._grasp[1]
+        slot = self._grasped_slot(radius=2 * self.config.grasp_px)
+        colour = self.slots[slot].colour if slot is not None else None
+        if colour is None and rgb is not None:
+            near = [b for b in self._blobs(rgb) if b.distance(at) <= self.config.grasp_px]
+            colour = min(near, key=lambda b: b.distance(at)).colour if near else None
+        if colour is None:
+            return False
+        self.handled, self.colour, self.pos = slot, colour, (float(at[0]), float(at[1]))
+        self._phase = "follow"
+        self._events.append(f"{step}: {colour} {self.role} grasped at {tuple(round(v) for v in self._grasp[1])} "
+                            f"(by grasp); set down at {tuple(round(v) for v in self.pos)}")
+        return True
+
     def _decide_handled(self, step: int, rgb: np.ndarray | None = None) -> None:
-        if self._grasp is not None:
-            # the joint angles name it: the cube under the grasp, now where the hand set it down
-            # (look-alikes touching it make one blob whose centroid lies between them; the hand's
-            # point does not)
-            at = self._release[1] if self._release is not None else self._grasp[1]
-            slot = self._grasped_slot(radius=2 * self.config.grasp_px)
-            colour = self.slots[slot].colour if slot is not None else None
-            if colour is None and rgb is not None:
-                near = [b for b in self._blobs(rgb) if b.distance(at) <= self.config.grasp_px]
-                colour = min(near, key=lambda b: b.distance(at)).colour if near else None
-            if colour is not None:
-                self.handled, self.colour, self.pos = slot, colour, (float(at[0]), float(at[1]))
-                self._phase = "follow"
-                self._events.append(f"{step}: {colour} {self.role} grasped at {tuple(round(v) for v in self._grasp[1])} "
-                                    f"(by grasp); set down at {tuple(round(v) for v in self.pos)}")
-                return
+        if self._decide_by_grasp(step, rgb):
+            return
         risen = [i for i, s in enumerate(self.slots) if s.rise >= self.config.rise_px]
         if len(risen) == 1:
             self.handled = risen[0]
@@ -392,10 +404,11 @@ class DemoHandledTool(Tool):
                 self._took = e.point
                 if self._picked():  # the hand's own sensing: the pick happened when it lifted the cube
                     self._count_pick(frame, store, f"the hand lifted something from the {self.role}'s place")
+                    self._in_hand = True
         if any(e.kind == "release" for e in events_for(store).events(frame, GRIPPER_LIVE)):
             if not self._lift.sensing and self._picked():  # pixels only: the cube left its place, then was let go
                 self._count_pick(frame, store, f"the {self.role} left its place in a closed grip, then was released")
-            self._lifted, self._away, self._took = False, 0, None
+            self._lifted, self._away, self._took, self._in_hand = False, 0, None, False
         if frame.rgb is None:
             return
         self._last_rgb = frame.rgb
@@ -481,14 +494,19 @@ class DemoHandledTool(Tool):
     def gate(self, proposed: str, store: MemoryStore) -> SubgoalEdit | None:
         if not self.active or store.get(key_for(self.role)) is None:
             return None
-        return self.latched((proposed, self.count), lambda: self._decide(proposed, store))[0]
+        return self.latched((proposed, self.count, self._in_hand), lambda: self._decide(proposed, store))[0]
 
     def _decide(self, proposed: str, store: MemoryStore) -> SubgoalEdit | None:
         sg = try_parse(proposed)
         if sg is None:
             return None
         action = action_of(sg)
-        verdict = self.picks.verdict(stops=action is Action.PRESS, continues=action is Action.PICK)
+        # a pick counted when the hand lifted the cube is still under way while the hand holds it:
+        # the proposals are about that pick (a "pick up" now is the same pick; asking for the next
+        # ordinal would hand the executor a new subgoal and it would let go to start again), so the
+        # gate decides on the picks finished before it
+        settled = CountGate(self.target, self.count - int(self._in_hand))
+        verdict = settled.verdict(stops=action is Action.PRESS, continues=action is Action.PICK)
         if verdict == "continue":
             rec = store.get(key_for(self.role))
             if self._last_rgb is None or not isinstance(rec, EntityRecord):
@@ -496,7 +514,7 @@ class DemoHandledTool(Tool):
             p = self.reground(rec, Frame(step=0, rgb=self._last_rgb))
             if p is None:
                 return None
-            return Replace(phrases.pick(f"correct {self.role}", p, time=min(self.count + 1, 10)))
+            return Replace(phrases.pick(f"correct {self.role}", p, time=settled.next_ordinal()))
         if verdict == "stop":
             buttons = layout_points(store, "button")
             if not buttons:
