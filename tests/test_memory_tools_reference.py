@@ -700,6 +700,18 @@ def test_a_target_at_rest_stays_home_while_a_swapped_disc_passes_over_it():
 
 
 @pytest.mark.slow
+def test_a_target_that_starts_its_swap_beside_a_resting_one_leaves_home():
+    """train 3 (VideoPlaceOrder): the swapped disc starts out sliding along a resting one, its blob
+    soon half taken into the other's; it must leave home while still whole, or its motion is never
+    learned and the disc it becomes is taken for a new target."""
+    tool, store, truth, correct = _places_after_video("VideoPlaceOrder", 3, "train", DemoPlacesTool.render.video_stride)
+    assert truth["swapped_targets"], "this episode must swap"
+    rec = store.get(PLACES_KEY)
+    assert rec is not None and _near(rec.position, correct, 6), (rec, correct)
+    assert len(tool.targets) == 4, tool.diagnostics()["targets"]
+
+
+@pytest.mark.slow
 def test_a_cube_set_down_against_a_look_alike_and_swapped_before_the_scene_rests_is_followed():
     """train 88: the hand sets the cube down touching a look-alike (one blob of both, so the scene
     never looks at rest) and the swap runs right after; the answer waited for a rest that never came

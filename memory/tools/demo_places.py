@@ -128,7 +128,7 @@ class _Target:
 
 def home_pixels(mask: np.ndarray, pos: tuple[float, float], area: int, share: float) -> np.ndarray | None:
     """The disc material of a target at rest: ``mask`` pixels within ``share`` of its radius (from
-    its area) around ``pos``, or None where none are. The inner part only: the rim flickers."""
+    its area) around ``pos``, or None where none are. Not the rim: its colour flickers."""
     r = share * float(np.sqrt(max(area, 1) / np.pi))
     h, w = mask.shape
     y0, y1 = max(0, int(pos[0] - r)), min(h, int(np.ceil(pos[0] + r)) + 1)
@@ -207,14 +207,17 @@ class PlacesThresholds:
     """A place the release left off every target is decided again at the object's blob on later frames, while the blob stays within this (px) of it (the hand that just let go hides part of the object, so the first position can sit beside the disc)..."""
     settle_frames: int = 15
     """...for at most this many rendered frames after the release (the hand moves off within a second; later, a target moving past the object is not what it was set down on)."""
-    home_share: float = 0.7
-    """A target at rest remembers its disc material within this share of its radius (its home)..."""
+    home_share: float = 0.85
+    """A target at rest remembers its disc material within this share of its radius (its home; the
+    rim, where the colour flickers, left out)..."""
     home_fill: float = 0.9
     """...and stays home, whatever blob its disc merges into, while at least this share of that
     material is still purple: a disc sliding past or over it (a swap) pulls the merged blob's
     centroid toward itself, and a target that followed that centroid left with the passer. Its own
     disc leaving empties the home within a few px; something in front of it (arm, cube) does too,
-    and then it is followed as before."""
+    and then it is followed as before. Most of the disc is home, so that a disc starting to move its
+    own way leaves home within a few px, while its blob is still whole and its motion can be learned
+    (a mover soon passes behind others and shows only in part)."""
 
 
 @register_tool(order=150)
