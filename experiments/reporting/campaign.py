@@ -148,6 +148,16 @@ that trade places while the arm travels over them and settles a track a swap lef
 container (``memory-v3``'s commit holds both tracks still, and its ``test-s7`` stopped at 1172 rows).
 The same stages as ``memory-v2``."""
 
+MEMORY_V5: tuple[Stage, ...] = (
+    Stage("test-s7", "memory_v5_test", ("oracle", "memory"), "0:50"),
+    Stage("ood", "memory_v5_ood", ("oracle", "memory"), "0:50", split="ood"),
+    Stage("held-out", "memory_v5_held_out", ("memory",), "0:50", goal_style="reworded-held-out"),
+)
+"""Issue 35's checks a fourth time, at the commit where the demonstration readers keep a target at
+rest home while a swapped disc slides over it, follow the demonstrated cube from the put-down the
+joint angles saw, and treat a pick still in the hand as the pick under way (``memory-v4``'s commit
+has none of the three; its ``ood`` stage stopped part-way). The same stages as ``memory-v2``."""
+
 PROFILE_V2: tuple[Stage, ...] = (
     Stage("test-s7", "pi05_like_v2_test", HEADLINE, "0:50", executor_profile="pi05-like"),
 )
@@ -177,13 +187,14 @@ all. Pinned to the commit where issues 35 and 36 have landed. ``profile-s7`` run
 benchmark's oracle re-asks a missed pick, so the rates fitted on ours fail far less there."""
 
 CAMPAIGNS: dict[str, tuple[Stage, ...]] = {"v1": V1, "memory-v2": MEMORY_V2, "profile-v2": PROFILE_V2,
-                                           "results-v2": RESULTS_V2, "memory-v3": MEMORY_V3, "memory-v4": MEMORY_V4}
+                                           "results-v2": RESULTS_V2, "memory-v3": MEMORY_V3, "memory-v4": MEMORY_V4,
+                                           "memory-v5": MEMORY_V5}
 """``--campaign`` names; each is pinned to its own commit (its rows never mix commits)."""
 
 
 def known_stages() -> tuple[Stage, ...]:
     """Every campaign's stages (read at call time, so a test can swap one plan)."""
-    return V1 + MEMORY_V2 + PROFILE_V2 + RESULTS_V2 + MEMORY_V3 + MEMORY_V4
+    return V1 + MEMORY_V2 + PROFILE_V2 + RESULTS_V2 + MEMORY_V3 + MEMORY_V4 + MEMORY_V5
 
 
 class CampaignError(RuntimeError):
