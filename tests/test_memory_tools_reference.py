@@ -712,6 +712,18 @@ def test_a_target_that_starts_its_swap_beside_a_resting_one_leaves_home():
 
 
 @pytest.mark.slow
+def test_a_target_leaving_home_is_looked_for_from_its_own_disc():
+    """train 31 (VideoPlaceOrder): the cube set on the visited target pulled its blob's centroid 2 px
+    off the disc; when the swap moved the disc, it had left home 6 px from that stale point, out of
+    reach, and the visited target stayed behind while its disc was taken for a new one."""
+    tool, store, truth, correct = _places_after_video("VideoPlaceOrder", 31, "train", DemoPlacesTool.render.video_stride)
+    assert truth["swapped_targets"], "this episode must swap"
+    rec = store.get(PLACES_KEY)
+    assert rec is not None and _near(rec.position, correct, 6), (rec, correct)
+    assert len(tool.targets) == 4, tool.diagnostics()["targets"]
+
+
+@pytest.mark.slow
 def test_a_cube_set_down_against_a_look_alike_and_swapped_before_the_scene_rests_is_followed():
     """train 88: the hand sets the cube down touching a look-alike (one blob of both, so the scene
     never looks at rest) and the swap runs right after; the answer waited for a rest that never came

@@ -351,7 +351,9 @@ class DemoPlacesTool(Tool):
         pairs = []
         for i, t in enumerate(self.targets):
             if i in at_home:
-                t.seen = now
+                # where its own disc material is: a cube set on it or a disc sliding past pulls the
+                # blob's centroid, and a disc that starts to move is looked for from here once it leaves
+                t.seen, t.pos = now, (float(t.home[:, 0].mean()), float(t.home[:, 1].mean()))
                 continue
             dt = max(1, now - t.seen)
             if np.hypot(*t.vel) >= self.config.moving_px:
