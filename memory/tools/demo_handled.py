@@ -21,8 +21,10 @@ the current view cannot tell which one it was. This tool reads the video:
    than the lift shows the handled one) and is used whenever the colour under the grasp is known (a
    slot within ``2 * grasp_px`` of the first low point, or a blob within ``grasp_px`` of where the
    cube now rests). Where the hand went down a second time is where it set the cube down: the
-   record starts there, not at a blob's centroid (look-alikes touching it render as one blob). The
-   pixel evidence above is the fallback for joint-less videos.
+   record starts there, not at a blob's centroid (look-alikes touching it render as one blob). It is
+   decided as soon as the hand has set the cube down, not at the next rest: the video may shuffle
+   it right after, and a look-alike it was set down against keeps the scene from ever looking at
+   rest. The pixel evidence above is the fallback for joint-less videos.
 4. **Following.** From then on the cube is followed frame by frame (nearest blob of its colour
    within ``follow_px``), so a swap that moves it (two cubes exchanging places along two lanes)
    carries the record with it.
@@ -39,7 +41,9 @@ none rested) and counts the picks of that cube: a grip that held something apart
 cube's place, counted when it rose (the hand's own finger and joint readings,
 :mod:`memory.events.lift`); where the frames carry no finger readings, its blob leaving its place
 in the closed grip, then a release. Its gate turns "press the button" into the next pick while the
-goal's count is not reached, and a further pick into the press once it is.
+goal's count is not reached, and a further pick into the press once it is; a pick counted at its
+lift whose cube is still in the hand is the pick under way, so the gate decides on the picks
+finished before it (the next ordinal would be a new subgoal, and the executor would let go).
 """
 
 from __future__ import annotations
@@ -230,11 +234,8 @@ class DemoHandledTool(Tool):
         self._video_frames += 1
         self._watch_grasp(frame, store)
         if self._phase == "slots" and self._slots_fixed and self._release_done and self._decide_by_grasp(frame.step, frame.rgb):
-            # the hand has set the cube down: the joint angles have named it, follow it from here on
-            # (the video may shuffle it before the scene ever comes to rest; a look-alike it was
-            # set down against keeps the scene from looking still)
-            pass
-        elif self._phase == "slots":
+            return  # the hand has set it down and the joint angles named it: followed from the next frame on
+        if self._phase == "slots":
             self._watch_slots(frame)
         elif self._phase == "follow":
             self._follow(frame.rgb)

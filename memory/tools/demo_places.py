@@ -37,7 +37,11 @@ they include the fingers):
   ``target_gate_max``; nearest pairs
   first, one blob per target), so a target that the video moves after its visit (two targets
   swapping places, one of them briefly hidden behind the arm or the cube) is answered where it
-  ends up.
+  ends up. A target at rest stays *home* while its own disc material there is still purple
+  (``home_fill``), whatever blob that disc merges into: a swapped disc sliding over it pulls the
+  merged blob's centroid toward itself, and is followed by its own motion until they part. A
+  disc's expected size comes from its image row (the known disc first seen nearest that row): one
+  swapped from near the camera to far shows a third of its area.
 
 The answer becomes ``verified`` at the first live frame (the video is complete) when the
 question has an answer (enough places; a press with a place on the asked side of it); otherwise
@@ -119,7 +123,7 @@ class _Target:
     area: int
     vel: tuple[float, float] = (0.0, 0.0)  # px per frame, while it moves (a swap)
     seen: int = 0  # video frame index it was last seen at
-    home: np.ndarray | None = None  # (N, 2) purple pixels (row, col) of its inner disc where it rests; None while it moves
+    home: np.ndarray | None = None  # (N, 2) purple pixels (row, col) of its disc (rim left out) where it rests; None while it moves
     row0: float = field(init=False)  # the image row where it was first seen, where ``area`` was measured
 
     def __post_init__(self) -> None:
