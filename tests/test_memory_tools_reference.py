@@ -646,16 +646,6 @@ def test_a_visited_target_is_followed_through_the_swap_of_the_video(task, episod
     assert rec is not None and _near(rec.position, correct, 6), (rec, correct)
 
 
-@pytest.mark.slow
-def test_a_disc_passing_a_visited_target_during_the_swap_leaves_it_home():
-    """train 39: a swap's mover passes over the visited target at rest; their discs merge into one
-    blob pulled toward the passer, which the visited target used to follow away."""
-    tool, store, truth, correct = _places_after_video("VideoPlaceButton", 39, "train", DemoPlacesTool.render.video_stride)
-    assert truth["swapped_targets"], "this episode must swap"
-    rec = store.get(PLACES_KEY)
-    assert rec is not None and _near(rec.position, correct, 6), (rec, correct)
-
-
 PURPLE = np.array([140, 50, 220], np.uint8)
 
 
@@ -700,27 +690,22 @@ def test_a_target_at_rest_stays_home_while_a_swapped_disc_passes_over_it():
 
 
 @pytest.mark.slow
-def test_a_target_that_starts_its_swap_beside_a_resting_one_leaves_home():
-    """train 3 (VideoPlaceOrder): the swapped disc starts out sliding along a resting one, its blob
-    soon half taken into the other's; it must leave home while still whole, or its motion is never
-    learned and the disc it becomes is taken for a new target."""
-    tool, store, truth, correct = _places_after_video("VideoPlaceOrder", 3, "train", DemoPlacesTool.render.video_stride)
+@pytest.mark.parametrize("task, episode, why", [
+    ("VideoPlaceButton", 39, "a swap's mover passes over the visited target at rest; their discs merge into one blob "
+                             "pulled toward the passer, which the visited target used to follow away"),
+    ("VideoPlaceOrder", 3, "the swapped disc starts out sliding along a resting one, its blob soon half taken into the "
+                           "other's; it must leave home while still whole, or its motion is never learned"),
+    ("VideoPlaceOrder", 31, "the cube set on the visited target pulled its blob's centroid 2 px off the disc; when the "
+                            "swap moved the disc, it left home 6 px from that stale point, out of reach"),
+])
+def test_targets_are_followed_through_the_swaps_of_train_videos(task, episode, why):
+    """Each of these train episodes once lost a target in its swap (``why``), and the disc the lost
+    target became was taken for a new one; rendered at the tool's own video stride, as a run does."""
+    tool, store, truth, correct = _places_after_video(task, episode, "train", DemoPlacesTool.render.video_stride)
     assert truth["swapped_targets"], "this episode must swap"
     rec = store.get(PLACES_KEY)
-    assert rec is not None and _near(rec.position, correct, 6), (rec, correct)
-    assert len(tool.targets) == 4, tool.diagnostics()["targets"]
-
-
-@pytest.mark.slow
-def test_a_target_leaving_home_is_looked_for_from_its_own_disc():
-    """train 31 (VideoPlaceOrder): the cube set on the visited target pulled its blob's centroid 2 px
-    off the disc; when the swap moved the disc, it had left home 6 px from that stale point, out of
-    reach, and the visited target stayed behind while its disc was taken for a new one."""
-    tool, store, truth, correct = _places_after_video("VideoPlaceOrder", 31, "train", DemoPlacesTool.render.video_stride)
-    assert truth["swapped_targets"], "this episode must swap"
-    rec = store.get(PLACES_KEY)
-    assert rec is not None and _near(rec.position, correct, 6), (rec, correct)
-    assert len(tool.targets) == 4, tool.diagnostics()["targets"]
+    assert rec is not None and _near(rec.position, correct, 6), (why, rec, correct)
+    assert len(tool.targets) == 4, (why, tool.diagnostics()["targets"])
 
 
 @pytest.mark.slow
