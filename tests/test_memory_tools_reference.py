@@ -144,6 +144,41 @@ def test_highlight_read_answers_a_marked_cube_not_picked_yet(highlight):
     assert len(picked) == 1 and _near(picked[0].position, highlight["points"][target], 4)
 
 
+def test_a_missed_grasp_that_disturbs_a_marked_cube_picks_nothing(highlight, monkeypatch):
+    """A learned policy's grasp can close beside the cube or above it, brush it and rise empty (the
+    paper preset's executor does this on about one pick in seven). The cube is disturbed on its spot
+    while the gripper is closed, as in a real pick, but the fingers met nothing: the hand's own log
+    says nothing was lifted, so nothing is picked off; the grasp that lifts it is the pick."""
+    import memory.events.lift as lift_module
+
+    # the kinematics faked: the joint reading's first three entries are the tool-centre point
+    monkeypatch.setattr(lift_module, "panda_tcp", lambda q: np.asarray(q[:3], float))
+    monkeypatch.setattr(lift_module, "to_pixel", lambda p: (float(p[0]), float(p[1])))
+
+    def hand(step, rgb, command, z, fingers):
+        return Frame(step=step, rgb=rgb, joint_state=np.array([0.0, 0.0, z, 0, 0, 0, 0]),
+                     action=np.append(np.zeros(7), command), gripper=np.array([fingers, fingers]))
+
+    layer = _marking_layer(highlight)
+    truth = highlight["truth"]
+    other = next(i for i in range(len(highlight["points"])) if i not in truth["highlighted"])
+    y, x = (int(round(v)) for v in highlight["points"][other])
+    rev = layer.revise(f"pick up the first highlighted cube at <{y}, {x}>, which is {truth['colours'][other]}",
+                       _live(40, highlight["dark"]))
+    target = next(i for i in truth["highlighted"] if _near(_point_of(rev.text), highlight["points"][i], 4))
+    disturbed = highlight["lifted"][target]  # the cube not whole on its spot while the gripper is closed
+    layer.observe(hand(44, highlight["dark"], OPEN, 0.10, 0.04))
+    layer.observe(hand(48, disturbed, CLOSED, 0.02, 0.0))  # closed on nothing beside the cube
+    layer.observe(hand(52, disturbed, CLOSED, 0.10, 0.0))  # and rose empty
+    layer.observe(hand(56, highlight["dark"], OPEN, 0.10, 0.04))
+    assert not [r for r in layer.store.entities().values() if r.binding == "picked highlighted cube"]
+    layer.observe(hand(60, disturbed, CLOSED, 0.02, 0.02))  # closed on the cube
+    layer.observe(hand(64, disturbed, CLOSED, 0.10, 0.02))  # and lifted it
+    layer.observe(hand(68, highlight["dark"], OPEN, 0.02, 0.04))
+    picked = [r for r in layer.store.entities().values() if r.binding == "picked highlighted cube"]
+    assert len(picked) == 1 and _near(picked[0].position, highlight["points"][target], 4)
+
+
 def _highlight_frames(episode: int, split: str, lift: bool = False) -> dict:
     """A PickHighlight episode's frames with the discs shown (lit) and gone (dark), the cubes' image
     points, and with ``lift`` each highlighted cube carried 12 cm up, off its spot."""

@@ -35,6 +35,9 @@ Evidence chain:
    (binding becomes ``"picked highlighted cube"``): the mark the last read named if it was
    disturbed, else the only disturbed one. The k-th read of "the highlighted cube" therefore
    answers a marked cube not picked yet. (A grip before any read, the button press, marks nothing.)
+   Where the frames log the fingers (:mod:`memory.events.lift`), a grip that never held them apart
+   and rose lifted nothing and picks nothing off, however it disturbed the cube: a missed grasp
+   beside or above a cube hides part of it and may push it, exactly as the pixels of a pick do.
 5. **Re-grounding.** A recalled marked cube is the blob of its colour nearest the stored
    position, within ``reground_px``; otherwise the tool abstains.
 """
@@ -46,7 +49,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from memory.contract.frames import Frame
-from memory.events import GRIPPER_LIVE, events_for
+from memory.events import GRIPPER_LIVE, LIFT_LIVE, events_for
 from memory.language.needs import Need
 from memory.language.state_kinds import Mark, state_kinds_of
 from memory.store.records import EntityRecord, EntityStatus, ProgressRecord, RelationRecord, Source
@@ -204,7 +207,7 @@ class HighlightMarkTool(Tool):
         self._frames = 0
 
     def thresholds(self) -> tuple:
-        return (self.config, GRIPPER_LIVE)
+        return (self.config, GRIPPER_LIVE, LIFT_LIVE)
 
     # ------------------------------------------------------------------ episode
     def reset(self, spec: MemorySpec, store: MemoryStore) -> None:
@@ -220,6 +223,7 @@ class HighlightMarkTool(Tool):
         self._quiet = 0
         self._closed = False
         self._gripper = events_for(store).attach(GRIPPER_LIVE) if self.active else None
+        self._lift = events_for(store).attach(LIFT_LIVE) if self.active else None
         self._armed = False
         self._last_read = None
         self._events = []
@@ -230,6 +234,7 @@ class HighlightMarkTool(Tool):
         if not self.active or frame.source != "live":
             return
         edges = events_for(store).events(frame, GRIPPER_LIVE)
+        events_for(store).events(frame, LIFT_LIVE)  # fed before a release reads the grip it ends
         self._closed = self._gripper.closed
         for e in edges:
             if e.kind == "grasp":
@@ -395,6 +400,13 @@ class HighlightMarkTool(Tool):
             m.away = 0
         if not lifted or not armed:
             return  # no grip since the robot was sent to a marked cube (the button press, say)
+        grip = self._lift.last_grip if self._lift is not None and self._lift.sensing else None
+        if grip is not None and not grip.lifted:
+            # the fingers closed on nothing, or on a cube they never raised (a missed grasp that
+            # brushed or pushed it): the hand's own sensing says nothing was picked, whatever the
+            # pixels of the disturbed cube say
+            self._events.append(f"{frame.step}: a grip lifted nothing")
+            return
         chosen = [m for m in lifted if m.key == self._last_read] or (lifted if len(lifted) == 1 else [])
         for m in chosen:
             m.picked = True
