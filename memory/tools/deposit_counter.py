@@ -36,7 +36,9 @@ from the bin dropped it on the way (no deposit, however the fall hides it: a cub
 from the hand's view short of the bin and lands out of ``near_px`` passed the pixel checks);
 and when the arm hides the held cube over the bin, a grip still holding the carried colour when it
 opened, with the hand over the bin, stands in for the blob held there (the vanishing and landing
-checks above still decide).
+checks above still decide). Where the emptied places name several colours (the arm hid or pushed a
+neighbour while it took the cube), the place standing at the grasp right where the hand's log says
+the lift started names the carried colour, when one colour's place is plainly the nearest there.
 
 Cubes that appear later on the table change nothing: only a vanishing at the bin after a release
 counts. Each colour's count is a ``progress/deposited <colour> <role>`` record (target: the goal's
@@ -149,6 +151,11 @@ class DepositThresholds:
     """A blob standing at a place since this many steps before the release is another cube, not the one carried."""
     carry_frames: int = 20
     """A cube seen standing at a place in the last this many rendered frames before a grasp may be the one grasped."""
+    lift_px: float = 8.0
+    """The place standing at the grasp nearest the point the hand's log says the lift started from, within
+    this (px) and nearer by ``lift_margin`` than any place of another colour, is the place the cube was taken from."""
+    lift_margin: float = 3.0
+    """See ``lift_px``."""
 
 
 @register_tool(order=50)
@@ -161,11 +168,11 @@ class DepositCounter(Tool):
 
     def __init__(self, near_px: float = 30.0, held_px: float = 60.0, gone_px: float = 8.0, verify_within: int = 6, rest_frames: int = 6,
                  still_px: float = 5.0, min_area: int = 10, layout_frames: int = 3, lookback: int = 6,
-                 standing_age: int = 40, carry_frames: int = 20):
+                 standing_age: int = 40, carry_frames: int = 20, lift_px: float = 8.0, lift_margin: float = 3.0):
         self.config = DepositThresholds(
             near_px=near_px, held_px=held_px, gone_px=gone_px, verify_within=verify_within, rest_frames=rest_frames, still_px=still_px,
             min_area=min_area, layout_frames=layout_frames, lookback=lookback, standing_age=standing_age,
-            carry_frames=carry_frames,
+            carry_frames=carry_frames, lift_px=lift_px, lift_margin=lift_margin,
         )
         self.goal: dict[str, int] = {}
         self.role: str = DEFAULT_OBJECT_ROLE  # what is counted, and into what: set from the count of deposits at reset
@@ -199,6 +206,8 @@ class DepositCounter(Tool):
         self._spots: list[list] = []  # [colour, y, x, first step seen standing there, last step seen there, by the bin]
         self._carrying = False  # between a grasp and its release
         self._grasped: list[tuple[str, float, float]] | None = None  # places standing when the gripper last closed
+        self._lifted_from: str | None = None  # colour of the place the hand's log says this grip lifted from
+        self.by_lift = 0  # releases whose carried colour only the lift's place settled
         self.carried_log: list[tuple[int, str | None]] = []  # (release step, carried colour or None: lifted nothing)
         self.empty_releases = 0
         self.places_refilled = 0  # releases whose grasped place showed its colour again while the hand held something
@@ -247,9 +256,12 @@ class DepositCounter(Tool):
         if not self.active or frame.source != "live":
             return
         events = events_for(store).events(frame, GRIPPER_LIVE)
-        events_for(store).events(frame, LIFT_LIVE)  # fed before a release reads the grip it ends
+        lifts = events_for(store).events(frame, LIFT_LIVE)  # fed before a release reads the grip it ends
         if any(e.kind == "grasp" for e in events):
             self._on_grasp(frame.step)
+        for e in lifts:
+            if e.kind == "lift":
+                self._on_lift(e.point)
         if any(e.kind == "release" for e in events):
             self._on_release(frame.step)
         if frame.rgb is None:
@@ -295,7 +307,22 @@ class DepositCounter(Tool):
         bin: a cube standing there is never the one carried to it)."""
         since = self._frame_steps[0] if len(self._frame_steps) >= self.config.carry_frames else -1
         self._grasped = [(sp[0], sp[1], sp[2]) for sp in self._spots if sp[4] >= since and not sp[5]]
+        self._lifted_from = None
         self._carrying = True
+
+    def _on_lift(self, point) -> None:
+        """The hand's log says the grip lifted something from ``point`` (the pixel of the hand's lowest
+        point since it closed): the place standing at the grasp right there, if one colour's place is
+        plainly the nearest, is where the carried cube came from. This settles the carried colour where
+        the places emptied by the release do not (the arm hides other cubes, or a pushed neighbour
+        leaves its place too, and two colours' places look empty)."""
+        if point is None or not self._grasped:
+            return
+        near = sorted((float(np.hypot(y - point[0], x - point[1])), c) for c, y, x in self._grasped)
+        d, colour = near[0]
+        rival = next((dd for dd, c in near[1:] if c != colour), None)
+        if d <= self.config.lift_px and (rival is None or rival - d >= self.config.lift_margin):
+            self._lifted_from = colour
 
     def _carried(self) -> set[str] | None:
         """Colours of the places standing at the last grasp that are empty now (None: no grasp seen)."""
@@ -311,6 +338,7 @@ class DepositCounter(Tool):
             return
         carried = self._carried()
         self._grasped = None
+        lifted_from, self._lifted_from = self._lifted_from, None
         grip = self._lift.last_grip if self._lift is not None and self._lift.sensing else None
         if grip is not None and not grip.lifted:
             # the hand's own log: nothing held the fingers apart and rose (a missed grasp)
@@ -337,6 +365,9 @@ class DepositCounter(Tool):
             self.dropped_away += 1
             return
         only = next(iter(carried)) if carried is not None and len(carried) == 1 else None
+        if only is None and lifted_from is not None and grip is not None and grip.lifted and (carried is None or lifted_from in carried):
+            only = lifted_from  # several places emptied (or none could say): the lift's own place decides
+            self.by_lift += 1
         if only is not None:
             self.carried_log.append((step, only))
         candidates: list[Blob] = []
@@ -491,5 +522,5 @@ class DepositCounter(Tool):
                 "bin": None if self.bin is None else [round(v) for v in self.bin], "log": list(self.log),
                 "rejected_releases": self.rejected, "taken_back": self.taken_back,
                 "empty_releases": self.empty_releases, "places_refilled": self.places_refilled, "dropped_away": self.dropped_away, "carried": [list(x) for x in self.carried_log],
-                "held_by_hand": getattr(self, "by_hand", 0),
+                "held_by_hand": getattr(self, "by_hand", 0), "colour_by_lift": getattr(self, "by_lift", 0),
                 "gate_calls": self._gate_calls, "rewrites": self._rewrites}
