@@ -59,8 +59,15 @@ class MemoryConfig:
     read_uncertain: bool = False
     """Also answer from records whose position is uncertain (default: abstain)."""
 
-    record_position_fallback: bool = False
-    """When re-grounding fails, use the record's stored position instead of abstaining."""
+    record_position_fallback: bool = True
+    """When re-grounding fails (the object is not found where the record puts it), answer with the
+    record's stored position, where the memory itself last placed the object, instead of abstaining.
+    Abstaining hands the history slot back to the proposal, which cannot know the answer (a
+    container the robot's failed grasps pushed a few centimetres off its record was then swapped for
+    the blind proposal's container, and the executor turned from one to the other until the timeout);
+    the stored point keeps the executor on the object the memory means, and the executor resolves a
+    point to the object nearest it. The read's trace says it came from the stored position. False:
+    abstain (an ablation of this fallback; nothing here reads the simulator)."""
 
     refine_every_verb: bool = False
     """Ablation: after the reads, re-ground the point of every noun phrase of every proposal in the

@@ -99,16 +99,26 @@ def test_plain_colour_words_are_not_read_but_agent_decided_access_reads_them():
     assert structured.revise(proposed, frame(2, (104, 100))).text == proposed
     assert structured.traces == []
 
-    agent = MemoryLayer(MemoryConfig(agent_decided_access=True), [ColourBlobTool()])
+    agent = MemoryLayer(MemoryConfig(agent_decided_access=True, record_position_fallback=False), [ColourBlobTool()])
     agent.reset(GOAL, [])
     for f in frames:
         agent.observe(f)
     rev = agent.revise(proposed, frame(2, (104, 100)))
     assert rev.text == "pick up the green cube at <104, 100> for the first time"
     assert rev.trace.record_status == "verified"
-    # the green cube is now out of view: re-grounding fails and the layer abstains
+    # the green cube is now out of view: re-grounding fails and, without the stored-position
+    # fallback, the layer abstains
     rev = agent.revise(proposed, frame(3, None))
     assert not rev.rewritten and rev.trace.reason_code == "no-grounding"
+    # by default the record's stored position answers: where the memory last saw the cube (the
+    # observed frames put it at <100, 100>; a read's re-grounding does not move the record)
+    default = MemoryLayer(MemoryConfig(agent_decided_access=True), [ColourBlobTool()])
+    default.reset(GOAL, [])
+    for f in frames:
+        default.observe(f)
+    rev = default.revise(proposed, frame(3, None))
+    assert rev.text == "pick up the green cube at <100, 100> for the first time"
+    assert "stored position" in rev.trace.reason
 
 
 def test_reground_rules():

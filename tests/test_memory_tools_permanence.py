@@ -402,3 +402,20 @@ def test_a_track_left_beside_its_still_container_settles_on_it(unmask, offset):
     assert follow.diagnostics()["counts"]["settled"] == 1
     final = store.get(key).position
     assert np.hypot(final[0] - start[0], final[1] - start[1]) <= 1.5
+
+
+@pytest.mark.slow
+def test_a_container_pushed_off_its_record_is_still_the_one_picked(tmp_path):
+    """ButtonUnmask train 25 under the ``paper`` preset: the executor's failed grasps push the
+    container that hides the blue cube a few centimetres, the view then shows bare table where its
+    record stands, and re-grounding fails. Abstaining handed the slot to the blind proposal (another
+    container), and the executor turned from one container to the other until the timeout. The
+    record's stored position answers instead, and the container nearest it is the one picked."""
+    from experiments.loop.config import parse_config
+    from experiments.loop.records import WorkUnit
+    from experiments.loop.unit import run_unit
+
+    cfg = parse_config(["--preset", "paper", "--tasks", "ButtonUnmask", "--split", "train", "--out", str(tmp_path)])
+    r = run_unit(WorkUnit("ButtonUnmask", "train", 25, "memory", 7), cfg)
+    assert r.memory["abstentions"] == 0 and r.memory["reads_wrong"] == 0, r.memory["abstain_reasons"]
+    assert r.status == "success", r.subgoals[-3:]
