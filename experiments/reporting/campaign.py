@@ -158,6 +158,18 @@ rest home while a swapped disc slides over it, follow the demonstrated cube from
 joint angles saw, and treat a pick still in the hand as the pick under way (``memory-v4``'s commit
 has none of the three; its ``ood`` stage stopped part-way). The same stages as ``memory-v2``."""
 
+MEMORY_V6: tuple[Stage, ...] = (
+    Stage("test-s7", "memory_v6_test", ("oracle", "memory"), "0:50"),
+    Stage("ood", "memory_v6_ood", ("oracle", "memory"), "0:50", split="ood"),
+    Stage("held-out", "memory_v6_held_out", ("memory",), "0:50", goal_style="reworded-held-out"),
+)
+"""Issue 35's checks a fifth time, at the commit where the highlight reader and the deposit counter
+read the hand's own log under the ``paper`` preset's executor noise (a grip that lifted nothing picks
+no marked cube off; the place the lift started from names the carried colour when the emptied places
+name several) and a read whose re-grounding fails answers with the record's stored position instead
+of abstaining (``memory-v5``'s commit has none of the three; its ``ood`` and ``held-out`` stages were
+not run). The same stages as ``memory-v2``."""
+
 PROFILE_V2: tuple[Stage, ...] = (
     Stage("test-s7", "pi05_like_v2_test", HEADLINE, "0:50", executor_profile="pi05-like"),
 )
@@ -188,13 +200,13 @@ benchmark's oracle re-asks a missed pick, so the rates fitted on ours fail far l
 
 CAMPAIGNS: dict[str, tuple[Stage, ...]] = {"v1": V1, "memory-v2": MEMORY_V2, "profile-v2": PROFILE_V2,
                                            "results-v2": RESULTS_V2, "memory-v3": MEMORY_V3, "memory-v4": MEMORY_V4,
-                                           "memory-v5": MEMORY_V5}
+                                           "memory-v5": MEMORY_V5, "memory-v6": MEMORY_V6}
 """``--campaign`` names; each is pinned to its own commit (its rows never mix commits)."""
 
 
 def known_stages() -> tuple[Stage, ...]:
     """Every campaign's stages (read at call time, so a test can swap one plan)."""
-    return V1 + MEMORY_V2 + PROFILE_V2 + RESULTS_V2 + MEMORY_V3 + MEMORY_V4 + MEMORY_V5
+    return V1 + MEMORY_V2 + PROFILE_V2 + RESULTS_V2 + MEMORY_V3 + MEMORY_V4 + MEMORY_V5 + MEMORY_V6
 
 
 class CampaignError(RuntimeError):
