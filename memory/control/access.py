@@ -13,7 +13,9 @@ green cube: that slot is *history-dependent*. This module
 3. looks for exactly one record with a readable status (verified or reacquired) that
    answers the slot;
 4. re-grounds the recalled entity in the current frame through a callable the tools
-   provide, since memory knows *which* object but its stored position may be stale;
+   provide, since memory knows *which* object but its stored position may be stale; where the
+   view does not show it there, the record's stored position (where the memory itself last
+   placed it) answers, unless ``record_position_fallback`` is off;
 5. rewrites only that slot's point; otherwise it abstains and the proposal goes through
    unchanged.
 

@@ -39,7 +39,8 @@ Evidence chain:
    and rose lifted nothing and picks nothing off, however it disturbed the cube: a missed grasp
    beside or above a cube hides part of it and may push it, exactly as the pixels of a pick do.
 5. **Re-grounding.** A recalled marked cube is the blob of its colour nearest the stored
-   position, within ``reground_px``; otherwise the tool abstains.
+   position, within ``reground_px``; otherwise the tool finds nothing (and the access layer answers
+   with the record's stored position, :class:`~memory.layer.MemoryConfig` ``record_position_fallback``).
 """
 
 from __future__ import annotations
