@@ -21,7 +21,8 @@ them only until identical containers drop onto them. The evidence chain this mod
    record's position (a lone container blob's centroid, or the palette's mean-shift mode when it
    touches a neighbour). When the spot is hidden by something grayish that is not a container
    (the arm or gripper over it, typically while grasping this very container), the record's
-   position stands; when the spot shows bare table, the tool abstains.
+   position stands; when the spot shows bare table, the tool finds nothing (and the access layer
+   answers with the record's stored position unless ``MemoryConfig.record_position_fallback`` is off).
 
 Following the bound containers when they move is :mod:`memory.tools.cover_tracker`'s job.
 """
@@ -526,7 +527,8 @@ class CoverBindingTool(Tool):
           gripper over it), or it shows the very cube the binding names (the container has just
           been lifted off it by the robot, the cube is still where the memory put it): the view
           cannot contradict the record, so the answer stands.
-        * Bare table where the container should be: abstain.
+        * Bare table where the container should be: ``None`` (the access layer then answers with the
+          record's stored position, unless its fallback is off).
 
         A point within ``stable_px`` of the previous answer for the same binding is returned as
         that answer, so the subgoal's text stays the same while the robot acts on it.
