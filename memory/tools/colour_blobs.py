@@ -73,7 +73,8 @@ class ColourBlobTool(Tool):
     its detections of each watched phrase. Either way the record's identity features (colour
     histogram by default, DINOv2 when configured) are taken when it is first verified, and every
     re-grounding logs the chosen candidate's similarity to them; with a minimum similarity set, a
-    candidate below it is not taken (the read abstains rather than ground a look-alike).
+    candidate below it is not taken (no look-alike is grounded; the read falls back on the record's
+    stored position, or abstains with ``MemoryConfig.record_position_fallback`` off).
     """
 
     name = "colour_blobs"
