@@ -23,6 +23,7 @@ from memory.tools.deposit_counter import DepositCounter, dark_squares
 from memory.tools.flash_counter import FlashCounter, find_flashes
 from memory.tools.pass_timer import PassTimer
 from tests.blind_vs_memory import blind_fails_memory_succeeds
+from tests.paper_episode import paper_memory_episode
 
 OPEN, CLOSED = 1.0, -1.0
 
@@ -490,16 +491,6 @@ def test_memory_turns_a_blind_failure_into_a_success(task, episode):
     assert all(x["verdict"] == "right" for x in log if x["step"] == last), log  # the final counts are exact
 
 
-def _paper_episode(task: str, split: str, episode: int, out) -> object:
-    """One memory episode through the harness under the ``paper`` preset (the executor's noise on)."""
-    from experiments.loop.config import parse_config
-    from experiments.loop.records import WorkUnit
-    from experiments.loop.unit import run_unit
-
-    cfg = parse_config(["--preset", "paper", "--tasks", task, "--split", split, "--out", str(out)])
-    return run_unit(WorkUnit(task, split, episode, "memory", 7), cfg)
-
-
 @pytest.mark.slow
 def test_the_place_the_hand_lifted_from_names_the_carried_colour(tmp_path):
     """ood development episode 75 (seven deposits from a crowded table): while the robot takes a green
@@ -507,7 +498,7 @@ def test_the_place_the_hand_lifted_from_names_the_carried_colour(tmp_path):
     carried colour is open; a red cube pushed above the bin then passed for the one carried, and the
     green deposit was counted red (the memory asked for green again and the episode failed). The
     hand's log says where the lift started: the place standing there is green."""
-    r = _paper_episode("BinFill", "ood", 75, tmp_path)
+    r = paper_memory_episode("BinFill", "ood", 75, tmp_path)
     counter = r.memory["tools"]["deposit_counter"]
     assert counter["colour_by_lift"] >= 1, counter
     assert r.status == "success", (counter, r.subgoals[-3:])

@@ -21,6 +21,7 @@ from memory.tools.cover_tracker import CoverFollowTool, OpticalFlowCue, lk_displ
 from memory.tools.registry import default_tools, make_tool
 from subgoals.record_names import cover_binding
 from tests.blind_vs_memory import blind_fails_memory_succeeds
+from tests.paper_episode import paper_memory_episode
 
 COVER_TOOLS = ("cover_flow", "cover_binding_demo", "cover_follow_demo", "cover_binding_live", "cover_follow_live")
 
@@ -411,11 +412,6 @@ def test_a_container_pushed_off_its_record_is_still_the_one_picked(tmp_path):
     record stands, and re-grounding fails. Abstaining handed the slot to the blind proposal (another
     container), and the executor turned from one container to the other until the timeout. The
     record's stored position answers instead, and the container nearest it is the one picked."""
-    from experiments.loop.config import parse_config
-    from experiments.loop.records import WorkUnit
-    from experiments.loop.unit import run_unit
-
-    cfg = parse_config(["--preset", "paper", "--tasks", "ButtonUnmask", "--split", "train", "--out", str(tmp_path)])
-    r = run_unit(WorkUnit("ButtonUnmask", "train", 25, "memory", 7), cfg)
+    r = paper_memory_episode("ButtonUnmask", "train", 25, tmp_path)
     assert r.memory["abstentions"] == 0 and r.memory["reads_wrong"] == 0, r.memory["abstain_reasons"]
     assert r.status == "success", r.subgoals[-3:]
