@@ -36,7 +36,7 @@ from memory.events.descent import DescentConfig, DescentDetector
 from memory.events.dwell import DwellConfig, DwellDetector
 from memory.events.flash import Flash, FlashConfig, FlashDetector, Site, find_flashes
 from memory.events.gripper import GRIPPER_LIVE, GripperConfig, GripperEdges
-from memory.events.lift import LIFT_LIVE, LiftConfig, LiftDetector
+from memory.events.lift import LIFT_LIVE, LiftConfig, LiftDetector, sensed_grip
 from memory.events.passes import PassConfig, PassDetector
 from memory.events.press import PressConfig, PressDetector
 
@@ -66,4 +66,5 @@ __all__ = [
     "Site",
     "events_for",
     "find_flashes",
+    "sensed_grip",
 ]

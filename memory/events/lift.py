@@ -115,5 +115,14 @@ class LiftDetector(Detector):
 
 
 LiftConfig.detector = LiftDetector
+
+
+def sensed_grip(detector: LiftDetector | None) -> Grip | None:
+    """What the grip that ended at the last release did, or None when the hand has no finger readings.
+
+    Readers that pair the pixels of a pick with the hand's own log ask this at a release; without
+    a detector, or while no frame has carried finger readings, they keep their pixel-only reading.
+    """
+    return detector.last_grip if detector is not None and detector.sensing else None
 LIFT_LIVE = LiftConfig()
 """The live grip's lift reading: the configuration every live counting tool shares."""

@@ -67,7 +67,7 @@ import numpy as np
 from scipy import ndimage
 
 from memory.control.count_gate import CountGates
-from memory.events import GRIPPER_LIVE, LIFT_LIVE, events_for
+from memory.events import GRIPPER_LIVE, LIFT_LIVE, events_for, sensed_grip
 from memory.contract.frames import Frame
 from memory.language.needs import Need
 from memory.language.state_kinds import Count, CountEvent, state_kinds_of
@@ -339,7 +339,7 @@ class DepositCounter(Tool):
         carried = self._carried()
         self._grasped = None
         lifted_from, self._lifted_from = self._lifted_from, None
-        grip = self._lift.last_grip if self._lift is not None and self._lift.sensing else None
+        grip = sensed_grip(self._lift)
         if grip is not None and not grip.lifted:
             # the hand's own log: nothing held the fingers apart and rose (a missed grasp)
             self.carried_log.append((step, None))

@@ -50,7 +50,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from memory.contract.frames import Frame
-from memory.events import GRIPPER_LIVE, LIFT_LIVE, events_for
+from memory.events import GRIPPER_LIVE, LIFT_LIVE, events_for, sensed_grip
 from memory.language.needs import Need
 from memory.language.state_kinds import Mark, state_kinds_of
 from memory.store.records import EntityRecord, EntityStatus, ProgressRecord, RelationRecord, Source
@@ -401,7 +401,7 @@ class HighlightMarkTool(Tool):
             m.away = 0
         if not lifted or not armed:
             return  # no grip since the robot was sent to a marked cube (the button press, say)
-        grip = self._lift.last_grip if self._lift is not None and self._lift.sensing else None
+        grip = sensed_grip(self._lift)
         if grip is not None and not grip.lifted:
             # the fingers closed on nothing, or on a cube they never raised (a missed grasp that
             # brushed or pushed it): the hand's own sensing says nothing was picked, whatever the
