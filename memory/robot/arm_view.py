@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["FRONT_CAMERA", "arm_covers", "arm_skeleton", "hand_points", "panda_frames", "panda_tcp", "to_pixel"]
+__all__ = ["FRONT_CAMERA", "TABLE_DEPTH", "arm_covers", "arm_skeleton", "hand_points", "panda_frames", "panda_tcp", "to_pixel"]
 
 # Franka Panda, modified Denavit-Hartenberg parameters (a_{i-1}, d_i, alpha_{i-1}); the flange is
 # 0.107 past joint 7 and the tool-centre point 0.1034 past the flange, along the hand's z axis.
@@ -59,6 +59,34 @@ def to_pixel(p_base) -> tuple[float, float]:
     return float(v / w), float(u / w)
 
 
+def _depth(p_base) -> float:
+    """The camera's homogeneous depth ``w`` of a base-frame point: image sizes scale with ``1 / w``."""
+    return float(FRONT_CAMERA[2] @ np.append(np.asarray(p_base, float)[:3], 1.0))
+
+
+TABLE_DEPTH = _depth((0.615, 0.0, 0.02))
+"""Depth of the table's centre (the base stands 0.615 m behind it): pixel radii quoted for objects on
+the table hold there, and grow by ``TABLE_DEPTH / depth`` for a link nearer the camera."""
+
+
+def _skeleton_points(q, per_link: int = 6) -> list[np.ndarray]:
+    frames = panda_frames(q)
+    T7 = frames[-1]
+    chain = [f[:3, 3] for f in frames[2:]] + [T7[:3, 3] + T7[:3, 2] * _FLANGE, T7[:3, 3] + T7[:3, 2] * _TCP_OFFSET]
+    pts = []
+    for a, b in zip(chain[:-1], chain[1:]):
+        for s in np.linspace(0.0, 1.0, per_link, endpoint=False):
+            pts.append(a + s * (b - a))
+    pts.append(chain[-1])
+    return pts
+
+
+def _hand_points(q, samples: int = 6) -> list[np.ndarray]:
+    T7 = panda_frames(q)[-1]
+    a, b = T7[:3, 3] + T7[:3, 2] * _FLANGE, T7[:3, 3] + T7[:3, 2] * _TCP_OFFSET
+    return [a + s * (b - a) for s in np.linspace(0.0, 1.0, samples)]
+
+
 def arm_skeleton(q, per_link: int = 6) -> np.ndarray:
     """Pixels ``(N, 2)`` (row, col) sampled along the arm from the elbow to the fingertips.
 
@@ -66,30 +94,29 @@ def arm_skeleton(q, per_link: int = 6) -> np.ndarray:
     chain starts at joint 3; the last segment runs from the wrist through the flange to the
     tool-centre point.
     """
-    frames = panda_frames(q)
-    T7 = frames[-1]
-    chain = [f[:3, 3] for f in frames[2:]] + [T7[:3, 3] + T7[:3, 2] * _FLANGE, T7[:3, 3] + T7[:3, 2] * _TCP_OFFSET]
-    pts = []
-    for a, b in zip(chain[:-1], chain[1:]):
-        for s in np.linspace(0.0, 1.0, per_link, endpoint=False):
-            pts.append(to_pixel(a + s * (b - a)))
-    pts.append(to_pixel(chain[-1]))
-    return np.array(pts)
+    return np.array([to_pixel(p) for p in _skeleton_points(q, per_link)])
 
 
 def hand_points(q, samples: int = 6) -> np.ndarray:
     """Pixels ``(N, 2)`` from the flange to the tool-centre point: the hand, and whatever it holds."""
-    T7 = panda_frames(q)[-1]
-    a, b = T7[:3, 3] + T7[:3, 2] * _FLANGE, T7[:3, 3] + T7[:3, 2] * _TCP_OFFSET
-    return np.array([to_pixel(a + s * (b - a)) for s in np.linspace(0.0, 1.0, samples)])
+    return np.array([to_pixel(p) for p in _hand_points(q, samples)])
+
+
+def _within(points: list[np.ndarray], yx: np.ndarray, px: float) -> bool:
+    pix = np.array([to_pixel(p) for p in points])
+    reach = px * TABLE_DEPTH / np.array([_depth(p) for p in points])
+    return bool((np.hypot(*(pix - yx).T) <= reach).any())
 
 
 def arm_covers(q, yx, link_px: float, hand_px: float) -> bool:
     """Whether the arm's projection comes within ``link_px`` of ``yx``, or its hand (and anything in
-    its grip, which hangs around the tool-centre point) within ``hand_px``."""
+    its grip, which hangs around the tool-centre point) within ``hand_px``.
+
+    Both radii are the footprint at the table's depth; a link nearer the camera covers more of the
+    image in proportion (a hand raised over the front of the table renders twice as wide as one at
+    the table's centre, and hides containers its skeleton passes 30-40 px from).
+    """
     if q is None or len(q) < 7:
         return False
     yx = np.asarray(yx, float)
-    if np.hypot(*(hand_points(q) - yx).T).min() <= hand_px:
-        return True
-    return bool(np.hypot(*(arm_skeleton(q) - yx).T).min() <= link_px)
+    return _within(_hand_points(q), yx, hand_px) or _within(_skeleton_points(q), yx, link_px)

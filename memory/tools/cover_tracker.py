@@ -36,7 +36,7 @@ readable.
 
 The arm's own kinematics decide the plainest occlusion: while the arm moves, a container within
 ``arm_px`` of its projected skeleton (joint angles through forward kinematics and the front camera's
-calibration, :mod:`memory.robot.arm_view`), or, while the hand carries something lifted (fingers
+calibration, :mod:`memory.robot.arm_view`; the radius grows as a link comes nearer the camera), or, while the hand carries something lifted (fingers
 commanded closed and, where their opening is logged, held apart; tool-centre point above ``carry_z``), within ``hand_px`` of the hand (a container in
 the grip hangs there and looks exactly like its neighbours), holds where it is. A moving arm sweeping over a container is the
 one motion the pixel cues mistake for the container's own (its gray faces match the container
@@ -249,7 +249,8 @@ class CoverFollowThresholds:
     min_move: float = 1.5
     """Smallest move (px) of a followed container worth an UPDATE."""
     arm_px: float = 16.0
-    """The arm covers a container when its projected links pass within this (px)."""
+    """The arm covers a container when its projected links pass within this (px at the table's depth;
+    a link nearer the camera reaches proportionally farther, :func:`~memory.robot.arm_view.arm_covers`)."""
     hand_px: float = 36.0
     """The same for the hand while it carries something (the held object widens it)."""
     carry_z: float = 0.06
@@ -390,8 +391,7 @@ class CoverFollowTool(Tool):
         g = gray(frame.rgb)
         for key, rec in records.items():
             if key not in self._tracks:
-                if not self.appearance.learned:
-                    self.appearance.learn(frame.rgb, rec.position)
+                self.appearance.learn(frame.rgb, rec.position)  # each container's faces add their own shades
                 area = self.appearance.blob_area(frame.rgb, rec.position, frame.step)
                 self._tracks[key] = CoverTrack(key, np.array(rec.position, dtype=float), frame.step, status=rec.status,
                                                area=None if area is None or area < 100 else float(area),
