@@ -128,47 +128,49 @@ MEMORY_V2: tuple[Stage, ...] = (
 the ood split's, and goals worded only from the held-out pool (set beside ``test-s7``'s template
 memory rows, the same episodes at the same commit)."""
 
-MEMORY_V3: tuple[Stage, ...] = (
-    Stage("test-s7", "memory_v3_test", ("oracle", "memory"), "0:50"),
-    Stage("ood", "memory_v3_ood", ("oracle", "memory"), "0:50", split="ood"),
-    Stage("held-out", "memory_v3_held_out", ("memory",), "0:50", goal_style="reworded-held-out"),
-)
+
+def memory_checks(prefix: str) -> tuple[Stage, ...]:
+    """Issue 35's checks at a later pin: ``memory-v2``'s three stages, in run dirs named ``<prefix>_test``,
+    ``<prefix>_ood`` and ``<prefix>_held_out`` (a run dir holds the rows of one commit only)."""
+    return (
+        Stage("test-s7", f"{prefix}_test", ("oracle", "memory"), "0:50"),
+        Stage("ood", f"{prefix}_ood", ("oracle", "memory"), "0:50", split="ood"),
+        Stage("held-out", f"{prefix}_held_out", ("memory",), "0:50", goal_style="reworded-held-out"),
+    )
+
+
+MEMORY_V3: tuple[Stage, ...] = memory_checks("memory_v3")
 """Issue 35's checks again, at the commit where the audit no longer misreads a continuing motion,
 the flash counter counts a lit frame for the decision at hand, touching cubes are read apart and a
 covered lit node is not a new touch (``memory-v2``'s commit predates all four). The same stages as
 ``memory-v2``; read accuracy at one commit comes from ``test-s7`` here."""
 
-MEMORY_V4: tuple[Stage, ...] = (
-    Stage("test-s7", "memory_v4_test", ("oracle", "memory"), "0:50"),
-    Stage("ood", "memory_v4_ood", ("oracle", "memory"), "0:50", split="ood"),
-    Stage("held-out", "memory_v4_held_out", ("memory",), "0:50", goal_style="reworded-held-out"),
-)
+MEMORY_V4: tuple[Stage, ...] = memory_checks("memory_v4")
 """Issue 35's checks a third time, at the commit where the cover follower keeps up with containers
 that trade places while the arm travels over them and settles a track a swap left beside its still
 container (``memory-v3``'s commit holds both tracks still, and its ``test-s7`` stopped at 1172 rows).
 The same stages as ``memory-v2``."""
 
-MEMORY_V5: tuple[Stage, ...] = (
-    Stage("test-s7", "memory_v5_test", ("oracle", "memory"), "0:50"),
-    Stage("ood", "memory_v5_ood", ("oracle", "memory"), "0:50", split="ood"),
-    Stage("held-out", "memory_v5_held_out", ("memory",), "0:50", goal_style="reworded-held-out"),
-)
+MEMORY_V5: tuple[Stage, ...] = memory_checks("memory_v5")
 """Issue 35's checks a fourth time, at the commit where the demonstration readers keep a target at
 rest home while a swapped disc slides over it, follow the demonstrated cube from the put-down the
 joint angles saw, and treat a pick still in the hand as the pick under way (``memory-v4``'s commit
 has none of the three; its ``ood`` stage stopped part-way). The same stages as ``memory-v2``."""
 
-MEMORY_V6: tuple[Stage, ...] = (
-    Stage("test-s7", "memory_v6_test", ("oracle", "memory"), "0:50"),
-    Stage("ood", "memory_v6_ood", ("oracle", "memory"), "0:50", split="ood"),
-    Stage("held-out", "memory_v6_held_out", ("memory",), "0:50", goal_style="reworded-held-out"),
-)
+MEMORY_V6: tuple[Stage, ...] = memory_checks("memory_v6")
 """Issue 35's checks a fifth time, at the commit where the highlight reader and the deposit counter
 read the hand's own log under the ``paper`` preset's executor noise (a grip that lifted nothing picks
 no marked cube off; the place the lift started from names the carried colour when the emptied places
 name several) and a read whose re-grounding fails answers with the record's stored position instead
 of abstaining (``memory-v5``'s commit has none of the three; its ``ood`` and ``held-out`` stages were
 not run). The same stages as ``memory-v2``."""
+
+MEMORY_V7: tuple[Stage, ...] = memory_checks("memory_v7")
+"""Issue 35's checks a sixth time, at the commit where the cover follower learns each bound
+container's own gray levels (it kept the first container's only, and lost a container lit a few
+levels darker among touching neighbours) and the arm's footprint grows as a link comes nearer the
+camera (a raised hand hid containers its skeleton passed 30-40 px from). ``memory-v6``'s commit has
+neither; its ``ood`` stage stopped at 287 rows and its ``held-out`` stage was not run."""
 
 PROFILE_V2: tuple[Stage, ...] = (
     Stage("test-s7", "pi05_like_v2_test", HEADLINE, "0:50", executor_profile="pi05-like"),
@@ -200,13 +202,13 @@ benchmark's oracle re-asks a missed pick, so the rates fitted on ours fail far l
 
 CAMPAIGNS: dict[str, tuple[Stage, ...]] = {"v1": V1, "memory-v2": MEMORY_V2, "profile-v2": PROFILE_V2,
                                            "results-v2": RESULTS_V2, "memory-v3": MEMORY_V3, "memory-v4": MEMORY_V4,
-                                           "memory-v5": MEMORY_V5, "memory-v6": MEMORY_V6}
+                                           "memory-v5": MEMORY_V5, "memory-v6": MEMORY_V6, "memory-v7": MEMORY_V7}
 """``--campaign`` names; each is pinned to its own commit (its rows never mix commits)."""
 
 
 def known_stages() -> tuple[Stage, ...]:
     """Every campaign's stages (read at call time, so a test can swap one plan)."""
-    return V1 + MEMORY_V2 + PROFILE_V2 + RESULTS_V2 + MEMORY_V3 + MEMORY_V4 + MEMORY_V5 + MEMORY_V6
+    return V1 + MEMORY_V2 + PROFILE_V2 + RESULTS_V2 + MEMORY_V3 + MEMORY_V4 + MEMORY_V5 + MEMORY_V6 + MEMORY_V7
 
 
 class CampaignError(RuntimeError):
