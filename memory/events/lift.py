@@ -115,6 +115,8 @@ class LiftDetector(Detector):
 
 
 LiftConfig.detector = LiftDetector
+LIFT_LIVE = LiftConfig()
+"""The live grip's lift reading: the configuration every live counting tool shares."""
 
 
 def sensed_grip(detector: LiftDetector | None) -> Grip | None:
@@ -124,5 +126,3 @@ def sensed_grip(detector: LiftDetector | None) -> Grip | None:
     a detector, or while no frame has carried finger readings, they keep their pixel-only reading.
     """
     return detector.last_grip if detector is not None and detector.sensing else None
-LIFT_LIVE = LiftConfig()
-"""The live grip's lift reading: the configuration every live counting tool shares."""
