@@ -103,9 +103,10 @@ def hand_points(q, samples: int = 6) -> np.ndarray:
 
 
 def _within(points: list[np.ndarray], yx: np.ndarray, px: float) -> bool:
-    pix = np.array([to_pixel(p) for p in points])
-    reach = px * TABLE_DEPTH / np.array([_depth(p) for p in points])
-    return bool((np.hypot(*(pix - yx).T) <= reach).any())
+    """Whether any of ``points`` (base frame) projects within its depth-scaled ``px`` of pixel ``yx``."""
+    u, v, w = FRONT_CAMERA @ np.vstack([np.asarray(points, float).T, np.ones(len(points))])  # one projection for all
+    reach = px * TABLE_DEPTH / w
+    return bool((np.hypot(v / w - yx[0], u / w - yx[1]) <= reach).any())
 
 
 def arm_covers(q, yx, link_px: float, hand_px: float) -> bool:
