@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["FRONT_CAMERA", "TABLE_DEPTH", "arm_covers", "arm_skeleton", "hand_points", "panda_frames", "panda_tcp", "to_pixel"]
+__all__ = ["FRONT_CAMERA", "TABLE_DEPTH", "arm_covers", "panda_frames", "panda_tcp", "to_pixel"]
 
 # Franka Panda, modified Denavit-Hartenberg parameters (a_{i-1}, d_i, alpha_{i-1}); the flange is
 # 0.107 past joint 7 and the tool-centre point 0.1034 past the flange, along the hand's z axis.
@@ -69,37 +69,22 @@ TABLE_DEPTH = _depth((0.615, 0.0, 0.02))
 the table hold there, and grow by ``TABLE_DEPTH / depth`` for a link nearer the camera."""
 
 
-def _skeleton_points(q, per_link: int = 6) -> list[np.ndarray]:
+def _arm_points(q, per_link: int = 6, hand_samples: int = 6) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """Base-frame points ``(skeleton, hand)`` of the arm at joint angles ``q``, from one forward pass.
+
+    The skeleton is sampled along the arm from the elbow to the fingertips: the shoulder links stand
+    behind the workspace and never cover the table in this view, so the chain starts at joint 3; the
+    last segment runs from the wrist through the flange to the tool-centre point. The hand is the
+    segment from the flange to the tool-centre point: the hand, and whatever it holds.
+    """
     frames = panda_frames(q)
     T7 = frames[-1]
-    chain = [f[:3, 3] for f in frames[2:]] + [T7[:3, 3] + T7[:3, 2] * _FLANGE, T7[:3, 3] + T7[:3, 2] * _TCP_OFFSET]
-    pts = []
-    for a, b in zip(chain[:-1], chain[1:]):
-        for s in np.linspace(0.0, 1.0, per_link, endpoint=False):
-            pts.append(a + s * (b - a))
-    pts.append(chain[-1])
-    return pts
-
-
-def _hand_points(q, samples: int = 6) -> list[np.ndarray]:
-    T7 = panda_frames(q)[-1]
-    a, b = T7[:3, 3] + T7[:3, 2] * _FLANGE, T7[:3, 3] + T7[:3, 2] * _TCP_OFFSET
-    return [a + s * (b - a) for s in np.linspace(0.0, 1.0, samples)]
-
-
-def arm_skeleton(q, per_link: int = 6) -> np.ndarray:
-    """Pixels ``(N, 2)`` (row, col) sampled along the arm from the elbow to the fingertips.
-
-    The shoulder links stand behind the workspace and never cover the table in this view, so the
-    chain starts at joint 3; the last segment runs from the wrist through the flange to the
-    tool-centre point.
-    """
-    return np.array([to_pixel(p) for p in _skeleton_points(q, per_link)])
-
-
-def hand_points(q, samples: int = 6) -> np.ndarray:
-    """Pixels ``(N, 2)`` from the flange to the tool-centre point: the hand, and whatever it holds."""
-    return np.array([to_pixel(p) for p in _hand_points(q, samples)])
+    flange, tcp = T7[:3, 3] + T7[:3, 2] * _FLANGE, T7[:3, 3] + T7[:3, 2] * _TCP_OFFSET
+    chain = [f[:3, 3] for f in frames[2:]] + [flange, tcp]
+    skeleton = [a + s * (b - a) for a, b in zip(chain[:-1], chain[1:]) for s in np.linspace(0.0, 1.0, per_link, endpoint=False)]
+    skeleton.append(tcp)
+    hand = [flange + s * (tcp - flange) for s in np.linspace(0.0, 1.0, hand_samples)]
+    return skeleton, hand
 
 
 def _within(points: list[np.ndarray], yx: np.ndarray, px: float) -> bool:
@@ -120,4 +105,5 @@ def arm_covers(q, yx, link_px: float, hand_px: float) -> bool:
     if q is None or len(q) < 7:
         return False
     yx = np.asarray(yx, float)
-    return _within(_hand_points(q), yx, hand_px) or _within(_skeleton_points(q), yx, link_px)
+    skeleton, hand = _arm_points(q)
+    return _within(hand, yx, hand_px) or _within(skeleton, yx, link_px)
