@@ -56,3 +56,21 @@ def test_same_look_compares_hues_for_unnamed_blobs_and_words_otherwise():
     assert same_look("hue355", "hue5")  # across 0 degrees
     assert same_look("red", "red") and not same_look("red", "hue0")
     assert look_label(359.7) == "hue0"
+
+
+def test_a_cube_standing_close_to_a_named_one_is_its_own_object():
+    """Eight cubes crowd the table on ``ood``: a purple cube stood 7 px from a magenta one, inside the
+    magenta blob's box widened by 3 px, and was dropped as part of it (PickHighlight ood 73, a
+    highlighted cube never seen, the count one short). A face of the named cube itself, shaded out
+    of its colour word's window and touching its pixels, is still left to the named reader."""
+    img = _scene()
+    yy, xx = np.mgrid[:256, :256]
+    diamond = np.abs(yy - 150) + np.abs(xx - 110)  # a red cube turned 45 degrees: its box's corners are table
+    img[diamond <= 12] = _rgb(0, 0.9, 0.9)
+    img[(diamond > 12) & (diamond <= 15) & (yy > 150)] = _rgb(25, 0.9, 0.6)  # its lower faces, off the red window
+    img[131:141, 117:127] = _rgb(277, 0.65, 0.9)  # a purple cube beside it: in its box + 3, 3.5 px from its pixels
+    named = find_blobs(img, min_area=20, max_area=900)
+    assert [b.colour for b in named] == ["red", "red"]  # this one and the scene's own
+    found = find_scene_objects(img, named=named)
+    assert any(b.distance((135.5, 121.5)) < 2 and hue_distance(b.hue, 277) <= 3 for b in found), found
+    assert all(b.distance((150, 110)) > 12 for b in found), found  # the faces are the red cube's

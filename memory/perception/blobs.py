@@ -109,6 +109,24 @@ def colour_mask(rgb: np.ndarray, colour: str, thresholds: ColourThresholds | Non
     return _mask_of(hue, _vivid(sat, val, t), colour, t)
 
 
+def pixels_of(blobs: Iterable[Blob], hue: np.ndarray, sat: np.ndarray, val: np.ndarray,
+              thresholds: ColourThresholds | None = None) -> np.ndarray:
+    """The pixels of named-colour ``blobs`` themselves: each blob's colour inside its bounding box,
+    from a frame's HSV planes (:func:`hsv`). A box also holds table and neighbours; these do not."""
+    t = thresholds or ColourThresholds()
+    vivid = _vivid(sat, val, t)
+    out = np.zeros(hue.shape, dtype=bool)
+    masks: dict[str, np.ndarray] = {}
+    for b in blobs:
+        if b.colour not in t.hue_windows:
+            continue
+        if b.colour not in masks:
+            masks[b.colour] = _mask_of(hue, vivid, b.colour, t)
+        y0, x0, y1, x1 = b.bbox
+        out[y0 : y1 + 1, x0 : x1 + 1] |= masks[b.colour][y0 : y1 + 1, x0 : x1 + 1]
+    return out
+
+
 def _vivid(sat: np.ndarray, val: np.ndarray, t: ColourThresholds) -> np.ndarray:
     """Pixels saturated and bright enough for their hue to name a colour."""
     return (sat >= t.min_saturation) & (val >= t.min_value)

@@ -32,7 +32,7 @@ import cv2
 import numpy as np
 from scipy import ndimage
 
-from memory.perception.blobs import Blob, hsv
+from memory.perception.blobs import Blob, hsv, pixels_of
 
 __all__ = ["SceneObjectThresholds", "circular_mean_hue", "find_scene_objects", "hue_distance", "look_label",
            "looks_like_surface", "same_look", "surface_look"]
@@ -56,6 +56,9 @@ class SceneObjectThresholds:
     """A component within this many degrees of the frame's dominant hue..."""
     surface_saturation: float = 0.15
     """...and this close in saturation is the surface (table grain), not an object."""
+    touch_px: int = 2
+    """A component within this many px of a named blob's own pixels touches it: a face of that cube
+    shaded out of its colour word's window, left to the named reader."""
     same_look_hue: float = 20.0
     """Two unnamed blobs within this many degrees of hue look the same (:func:`same_look`)."""
 
@@ -136,13 +139,13 @@ def find_scene_objects(rgb: np.ndarray, *, named: list[Blob] | None = None, min_
         # surface pixels stand out next to a grey arm or a white disc too: they are never object colour
         d_hue = np.abs(hue - surface_hue) % 360.0
         mask &= ~((np.minimum(d_hue, 360.0 - d_hue) <= t.surface_hue) & (np.abs(sat - surface_sat) <= t.surface_saturation))
+    taken = None
     if named:
-        taken = np.zeros(mask.shape, dtype=bool)
-        for b in named:
-            y0, x0, y1, x1 = b.bbox
-            taken[max(0, y0 - 3): y1 + 4, max(0, x0 - 3): x1 + 4] = True
-    else:
-        taken = None
+        # the named blobs' own pixels, not their boxes: a box widened by a margin reaches the next
+        # cube when cubes stand close (eight on the table), and a cube of a hue no word names that
+        # stood there was dropped as if it were part of the named one
+        near = 2 * t.touch_px + 1
+        taken = cv2.dilate(pixels_of(named, hue, sat, val).view(np.uint8), np.ones((near, near), np.uint8)).astype(bool)
     labels, n = ndimage.label(mask, structure=_EIGHT)
     out: list[Blob] = []
     for i, box in enumerate(ndimage.find_objects(labels), start=1):
