@@ -339,6 +339,19 @@ def test_a_hand_raised_toward_the_camera_covers_more_of_the_image():
     assert not arm_covers(raised, (230, 140), 16, 36)  # still a footprint, not the whole image
 
 
+def test_the_hand_pixel_is_where_the_tool_centre_point_projects():
+    """The follower asks where the hand is from its own pixel: a demonstration's arm parked high (the
+    pose of VideoUnmaskSwap's videos) projects far above the image, though its links, scaled by their
+    nearness to the camera, would reach every container."""
+    from memory.robot.arm_view import arm_covers, hand_pixel
+
+    y, x = hand_pixel(_hand_over((100, 140), z=0.02))
+    assert np.hypot(y - 100, x - 140) <= 0.5
+    parked = np.array([0.0, 0.0, 0.0, -np.pi / 2, 0.0, np.pi / 2, np.pi / 4])
+    assert hand_pixel(parked)[0] < -200 and arm_covers(parked, (110, 150), 0.0, 108)
+    assert hand_pixel(None) is None and hand_pixel([0.0] * 3) is None
+
+
 @pytest.mark.parametrize("arm", ["carrying", "still"])
 def test_a_container_holds_while_the_moving_arm_is_in_front_of_it(unmask, arm):
     """Apparent motion next to the moving hand while it carries something (here: the image shifted
@@ -489,3 +502,82 @@ def test_a_container_behind_the_raised_hand_stays_where_it_stood(tmp_path):
     r = paper_memory_episode("ButtonUnmask", "ood", 53, tmp_path)
     binding = r.memory["assessment"]["by_kind"]["binding"]
     assert binding["wrong"] == 0 and r.memory["reads_wrong"] == 0, binding
+
+
+def _follow_past_a_gray_bar(moves_first: str | None = None, hand_far: bool = False):
+    """A live follower over three look-alike containers in a row (the tracked one on the left), as a
+    grayish bar (the arm's colour, not the containers') slides in from the left over the tracked
+    container toward its neighbours, the hand working beside it (``hand_far``: parked far away). With ``moves_first``, the tracked container is first seen
+    travelling 20 px down and back while the arm stands still far away (``"arm still"``) or moves
+    with its hand beside it (``"arm beside"``, what a push looks like). Returns the record and the
+    follower's counts."""
+    boxes = [(90, 100, 231, 151), (90, 122, 231, 151), (90, 144, 231, 151)]
+    flow, follow = OpticalFlowCue(), CoverFollowTool("live")
+    store = MemoryStore()
+    for t in (flow, follow):
+        t.reset(specify("first press the button, then pick up the container hiding the red cube"), store)
+    key = "cover/live/a"
+    store.add(key, EntityRecord("container", "cover", (90, 100), cover_binding("red cube"), EntityStatus.VERIFIED, Source.LIVE),
+              step=36, reason="test")
+    q_far = _hand_over((210, 40))
+    frames = [(_table_with_containers(*boxes), q_far)] * 2
+    if moves_first is not None:
+        q_beside = _hand_over((90, 60))
+        for dy in (5, 10, 15, 20, 15, 10, 5, 0, 0, 0):  # 5 px per 4-step frame: a swap's pace
+            q = q_far if moves_first == "arm still" else q_beside + 0.01 * dy  # a moving arm
+            frames.append((_table_with_containers((90 + dy, 100, 231, 151), *boxes[1:]), q))
+    q_bar = _hand_over((90, 75))  # the working hand, 25 px beside the container: its links reach no container
+    for k in range(8):
+        rgb = _table_with_containers(*boxes)
+        rgb[70:115, 88 + 3 * k : 102 + 3 * k] = (110, 110, 116)
+        frames.append((rgb, q_far if hand_far else q_bar + 0.01 * (k % 2)))
+    for k, (rgb, q) in enumerate(frames):
+        f = Frame(step=36 + 4 * k, rgb=rgb, joint_state=q)
+        flow.observe(f, store)
+        follow.observe(f, store)
+    return store.get(key), follow.diagnostics()["counts"]
+
+
+def test_a_gray_bar_sliding_over_a_container_does_not_drag_its_record():
+    """ButtonUnmask train 95, seed 11 (development range): the hand worked over the container hiding
+    the cube, half hiding it; what was left of the container and the hand's edge flowed together, and
+    flow and association agreed on the hand's own motion and walked the record onto the neighbour
+    (48 of 70 reads wrong). In a scene where no container has been seen moving on its own, a
+    container half hidden by something grayish with the hand close by holds where it stood."""
+    rec, counts = _follow_past_a_gray_bar()
+    assert counts["held_by_arm"] >= 1 and "scene_moves_at" not in counts, counts
+    assert np.hypot(rec.position[0] - 90, rec.position[1] - 100) <= 3, rec.position
+    # with the hand far away the gray thing is not the hand: the container follows its flow as before
+    _, counts = _follow_past_a_gray_bar(hand_far=True)
+    assert counts["held_by_arm"] == 0, counts
+
+
+@pytest.mark.parametrize("moves_first, learns", [("arm still", True), ("arm beside", False)])
+def test_a_container_moving_on_its_own_tells_the_follower_the_scene_moves(moves_first, learns):
+    """Containers that swap move while the arm stands still or is far away; a container the arm
+    pushes moves beside it. Once a container has been seen moving on its own, a half hidden one may be
+    moving too: the follower goes back to following what flows of it."""
+    rec, counts = _follow_past_a_gray_bar(moves_first)
+    assert ("scene_moves_at" in counts) is learns, counts
+    if learns:
+        assert counts["held_by_arm"] == 0
+
+
+@pytest.mark.slow
+def test_a_container_half_hidden_by_the_working_hand_keeps_its_record(tmp_path):
+    """ButtonUnmask train 95, seed 11 (development range) under ``paper``: the hand worked over the
+    container hiding the cube, half hiding it, and flow and association walked the record onto the
+    neighbour (48 of 70 reads wrong, a timeout)."""
+    r = paper_memory_episode("ButtonUnmask", "train", 95, tmp_path, seed=11)
+    binding = r.memory["assessment"]["by_kind"]["binding"]
+    assert binding["wrong"] == 0 and r.memory["reads_wrong"] == 0, binding
+    assert r.status == "success", r.subgoals[-3:]
+
+
+@pytest.mark.slow
+def test_containers_shading_each_other_in_a_swap_are_followed(tmp_path):
+    """VideoUnmaskSwap train 27 under ``paper``: as the video's first swap starts, the two containers
+    shade each other (grayish pixels over a container) with the demonstration's arm parked high.
+    That is no hand at work: the track follows its container (a hold there lost it, 8 reads wrong)."""
+    r = paper_memory_episode("VideoUnmaskSwap", "train", 27, tmp_path)
+    assert r.memory["reads_wrong"] == 0 and r.status == "success", r.memory["assessment"]["by_kind"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["FRONT_CAMERA", "TABLE_DEPTH", "arm_covers", "panda_frames", "panda_tcp", "to_pixel"]
+__all__ = ["FRONT_CAMERA", "TABLE_DEPTH", "arm_covers", "hand_pixel", "panda_frames", "panda_tcp", "to_pixel"]
 
 # Franka Panda, modified Denavit-Hartenberg parameters (a_{i-1}, d_i, alpha_{i-1}); the flange is
 # 0.107 past joint 7 and the tool-centre point 0.1034 past the flange, along the hand's z axis.
@@ -62,6 +62,15 @@ def to_pixel(p_base) -> tuple[float, float]:
 def _depth(p_base) -> float:
     """The camera's homogeneous depth ``w`` of a base-frame point: image sizes scale with ``1 / w``."""
     return float(FRONT_CAMERA[2] @ np.append(np.asarray(p_base, float)[:3], 1.0))
+
+
+def hand_pixel(q) -> tuple[float, float] | None:
+    """Where the tool-centre point at joint angles ``q`` projects in the front image, ``(row, col)``;
+    None without joint angles or with the point behind the camera."""
+    if q is None or len(q) < 7:
+        return None
+    tcp = panda_tcp(q)
+    return to_pixel(tcp) if _depth(tcp) > 0 else None
 
 
 TABLE_DEPTH = _depth((0.615, 0.0, 0.02))

@@ -32,7 +32,12 @@ usual with grayish non-container pixels in their place, the container's pixels m
 region far larger than itself, or most flow points failing the round trip) while the spot is not
 bare table, the track follows its own flow if it has any, otherwise holds, and its status does not
 change: a container being grasped, or one the arm sweeps over while pressing a button, stays
-readable.
+readable. In a scene where no container has yet been seen moving on its own (a container
+travelling, flow and association agreeing, with the arm still or far from it), a container half
+hidden by something grayish while the hand is close by does not follow its flow either: what is left of it and the hand's
+edge flow together, and flow and association would agree on the hand's motion and walk the record
+onto a neighbour. Once a container has moved on its own (the scene swaps), a half hidden one may
+be moving too, and it follows its flow as before.
 
 The arm's own kinematics decide the plainest occlusion: while the arm moves, a container within
 ``arm_px`` of its projected skeleton (joint angles through forward kinematics and the front camera's
@@ -63,7 +68,7 @@ import cv2
 import numpy as np
 from scipy import ndimage
 
-from memory.robot.arm_view import arm_covers, panda_tcp
+from memory.robot.arm_view import arm_covers, hand_pixel, panda_tcp
 from memory.contract.frames import Frame
 from memory.robot.signals import gripper_closed, gripper_width
 from memory.events.lift import LIFT_LIVE
@@ -259,6 +264,10 @@ class CoverFollowThresholds:
     """Largest per-frame joint change (rad) at which the arm is still."""
     settle_frames: int = 3
     """Still frames in a row on which flow and association disagree about one lone blob before the blob wins."""
+    travel_px_per_step: float = 1.0
+    """A container moved at least this far per step since the last frame (by flow and
+    association alike) with the arm still or far is travelling on its own: the scene swaps. A swap
+    moves a container 50-60 px in 50 steps; a still container's centre jitters well under this."""
 
 
 @register_tool(order=90, source="video")
@@ -314,7 +323,9 @@ class CoverFollowTool(Tool):
         self._prev_q: np.ndarray | None = None
         self._arm_q: np.ndarray | None = None
         self._carrying = False
-        self._counts = {"arm_over": 0, "moved_under_arm": 0, "settled": 0, "frames": 0, "agree": 0, "disagree": 0, "association_only": 0, "flow_only": 0, "missed": 0,
+        self._q: np.ndarray | None = None
+        self._scene_moves = False
+        self._counts = {"held_by_arm": 0, "arm_over": 0, "moved_under_arm": 0, "settled": 0, "frames": 0, "agree": 0, "disagree": 0, "association_only": 0, "flow_only": 0, "missed": 0,
                         "lost": 0, "reacquired": 0, "occluded": 0, "lifted": 0}
 
     # ------------------------------------------------------------------ helpers
@@ -410,6 +421,7 @@ class CoverFollowTool(Tool):
         moving = q is not None and self._prev_q is not None and float(np.abs(q - self._prev_q).max()) > self.config.arm_moving_rad
         self._arm_q = q if moving else None
         self._prev_q = q
+        self._q = q
         # the hand's wider reach counts only while it carries something above the table (fingers
         # commanded closed, tool-centre point lifted): pressing a button or reaching is just the arm
         # (where the fingers' opening is logged, something must hold them apart: the hand presses
@@ -500,8 +512,9 @@ class CoverFollowTool(Tool):
         parea = self._component_area(mask, track.pos)
         grayish = self.appearance.coverage(self._occluders, track.pos, self.config.ms_radius + 2)
         covered = grayish + self.appearance.coverage(mask, track.pos, self.config.ms_radius + 2) >= 0.5  # not bare table
+        by_arm = covered and track.mass is not None and vis < 0.65 * track.mass and grayish >= 0.12
         occluded = covered and (
-            (track.mass is not None and vis < 0.65 * track.mass and grayish >= 0.12)
+            by_arm
             or (track.parea is not None and parea > 1.8 * track.parea)
             or flow_broken)
         if occluded:
@@ -511,6 +524,11 @@ class CoverFollowTool(Tool):
         if det is not None and flow_pos is not None and occluded and float(np.hypot(*(det - flow_pos))) > self.config.agree_px + 3.0:
             track.pos = flow_pos  # the arm is over it: follow the container's own features, change nothing else
             track.misses = 0
+        elif det is not None and flow_pos is not None and by_arm and kind != "blob" and self._hand_hides(track.pos):
+            # something grayish half hides it, the hand is close by and no container of this scene has
+            # ever moved on its own: what is left of the container and the hand's edge flow together,
+            # and agreement between flow and association is the hand's motion, not the container's. Hold.
+            self._counts["held_by_arm"] += 1
         elif det is not None and flow_pos is not None:
             gap = float(np.hypot(*(det - flow_pos)))
             tol = self.config.agree_px if kind == "blob" else self.config.agree_px + 3.0
@@ -543,9 +561,10 @@ class CoverFollowTool(Tool):
                 track.pos = det if kind == "blob" else 0.5 * (det + flow_pos)
             track.misses, track.lost, track.recovery = 0, False, 0
         elif occluded and not track.lost and (det is None or kind != "blob"):
-            if flow_pos is not None and np.hypot(*(flow_pos - track.pos)) <= self._jump(dt):
+            if flow_pos is not None and not (by_arm and self._hand_hides(track.pos)) and np.hypot(*(flow_pos - track.pos)) <= self._jump(dt):
                 track.pos = flow_pos
-            # else hold: a container under the arm stays where it was last seen
+            # else hold: a container under the arm stays where it was last seen (and, as above,
+            # one half hidden by something grayish in a scene whose containers never moved on their own)
         elif det is not None:
             self._counts["association_only"] += 1
             if track.lost or track.status is EntityStatus.UNCERTAIN:
@@ -574,6 +593,14 @@ class CoverFollowTool(Tool):
             if parea > 0:
                 track.parea = parea if track.parea is None else 0.8 * track.parea + 0.2 * min(parea, 1.5 * track.parea)
         moved = track.pos - before
+        # a container seen travelling, by flow and association alike, unhidden, with the arm still
+        # or its hand far: containers in this scene move on their own (swaps), so a half hidden one
+        # may be moving too, and the holds above no longer apply
+        if (not self._scene_moves and not occluded and reason is not None and reason.startswith("flow and association agree")
+                and min(float(np.hypot(*moved)), float(np.hypot(*(flow_pos - before)))) >= self.config.travel_px_per_step * dt
+                and self._arm_clear(before)):
+            self._scene_moves = True
+            self._counts["scene_moves_at"] = frame.step
         track.still = track.still + 1 if np.hypot(*moved) < 0.5 and not track.lost else 0
         if track.still >= 2:
             track.anchor = track.pos.copy()
@@ -588,6 +615,27 @@ class CoverFollowTool(Tool):
                         reason=reason or f"container followed {np.hypot(*moved):.1f} px", accepted=True)
             if len(track.history) < 200:
                 track.history.append((frame.step, pos, status.value))
+
+    def _arm_near(self, yx: np.ndarray) -> bool:
+        """The hand projects within three times its carrying reach (px) of ``yx`` (False without joint
+        angles). The hand's own pixel, not the links' depth-scaled footprints: projected links cross
+        most of the image, and a hand raised toward the camera out of view (a demonstration's arm
+        parked high) has a footprint that, scaled by its nearness, reaches everything."""
+        hand = hand_pixel(self._q)
+        return hand is not None and float(np.hypot(hand[0] - yx[0], hand[1] - yx[1])) <= 3 * self.config.hand_px
+
+    def _arm_clear(self, yx: np.ndarray) -> bool:
+        """The arm stands still, or its hand is nowhere near ``yx``: nothing of the robot's can have
+        pushed what stands there. Frames without joint angles say nothing against it: a container
+        travelling there is taken at its word, as everywhere before this check existed."""
+        return self._arm_q is None or not self._arm_near(yx)
+
+    def _hand_hides(self, yx: np.ndarray) -> bool:
+        """Whether grayish pixels over the container at ``yx`` are to be taken for the robot's hand:
+        the hand is close by and no container of this scene has yet moved on its own. Elsewhere (a
+        swap's containers shading each other, an arm far away or not logged) they may be anything,
+        and the container follows its flow as before."""
+        return not self._scene_moves and self._arm_near(yx)
 
     def _flow_cue(self, track: CoverTrack, frame: Frame, flow) -> tuple[np.ndarray | None, int, int] | None:
         """Where the container's own features flowed since the track's last frame: ``(position or None
