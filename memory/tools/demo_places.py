@@ -20,7 +20,9 @@ they include the fingers):
   the object starts, is not a place; nor is a pause with the object held up: the tool-centre point
   from the joint angles above ``aloft_z`` and within ``hand_px`` of it). It counts as a place *on a
   target* when a known disc's centre lies within ``centre_px`` of it, or when purple disc material
-  surrounds it (on ``min_sides`` of its four sides) and a disc lies within ``on_target_px``; a dwell
+  surrounds it (on ``min_sides`` of its four sides) and a disc lies within ``on_target_px`` (both
+  reaches for a disc of typical size, grown with the disc's apparent size where the object stands:
+  a disc near the camera renders wider); a dwell
   on bare table (where the video parks the object at the end) or in the air is not a target place.
 * **A press** is the hand down at the button (found in the first frame as the largest compact gray
   blob): with joint readings, the tool-centre point (:mod:`memory.robot.arm_view`) below ``press_z`` within
@@ -407,6 +409,16 @@ class DemoPlacesTool(Tool):
                 seen.append((b.y, b.x, n))
         self._new = seen
 
+    def _nearness(self, row: float) -> float:
+        """How much wider than a typical disc (the median of the known ones) a disc renders at image
+        ``row``, never below 1: the pixel reaches around a target were measured on typical discs, and
+        on ``ood``'s larger layouts a disc at the front of the table shows 2.5 times a far one's area,
+        its object's centroid, half hidden by the hand that just let go, 13 px from its centre."""
+        if not self.targets:
+            return 1.0
+        typical = float(np.median([t.area for t in self.targets]))
+        return max(1.0, float(np.sqrt(self._expected_area(None, row) / max(typical, 1.0))))
+
     def _expected_area(self, target: _Target | None, row: float) -> float:
         """The area (px) a whole disc shows at image ``row``: the front camera looks down the table,
         so a disc farther away (higher in the image) shows smaller, a third of a near one's size or
@@ -460,7 +472,10 @@ class DemoPlacesTool(Tool):
         """The target under an object resting at ``p``: purple disc material around it on at least
         ``min_sides`` of its four sides (a disc surrounds what sits on it; a disc next to the object
         shows on one side), then the known target nearest to it, else the disc seen around it now."""
-        dist = [(i, np.hypot(p[0] - t.pos[0], p[1] - t.pos[1])) for i, t in enumerate(self.targets)]
+        # distances in units of the disc's size where the object stands: both reaches are pixels for a
+        # disc of typical size, and a disc near the camera renders up to twice as wide
+        grow = self._nearness(p[0])
+        dist = [(i, np.hypot(p[0] - t.pos[0], p[1] - t.pos[1]) / grow) for i, t in enumerate(self.targets)]
         close = [(i, d) for i, d in dist if d <= self.config.centre_px]
         if close:  # right over a known disc's centre
             return min(close, key=lambda x: x[1])[0]
