@@ -33,11 +33,11 @@ region far larger than itself, or most flow points failing the round trip) while
 bare table, the track follows its own flow if it has any, otherwise holds, and its status does not
 change: a container being grasped, or one the arm sweeps over while pressing a button, stays
 readable. In a scene where no container has yet been seen moving on its own (a container
-travelling, flow and association agreeing, with the arm still or far from it), a container half
-hidden by something grayish while the hand is close by does not follow its flow either: what is left of it and the hand's
-edge flow together, and flow and association would agree on the hand's motion and walk the record
-onto a neighbour. Once a container has moved on its own (the scene swaps), a half hidden one may
-be moving too, and it follows its flow as before.
+travelling, flow and association agreeing, with the arm still or its hand far), a container half
+hidden by something grayish while the hand works close by does not follow its flow either: what
+is left of it and the hand's edge flow together, and flow and association would agree on the
+hand's motion and walk the record onto a neighbour. Once a container has moved on its own (the
+scene swaps), a half hidden one may be moving too, and it follows its flow as before.
 
 The arm's own kinematics decide the plainest occlusion: while the arm moves, a container within
 ``arm_px`` of its projected skeleton (joint angles through forward kinematics and the front camera's
@@ -563,8 +563,8 @@ class CoverFollowTool(Tool):
         elif occluded and not track.lost and (det is None or kind != "blob"):
             if flow_pos is not None and not (by_arm and self._hand_hides(track.pos)) and np.hypot(*(flow_pos - track.pos)) <= self._jump(dt):
                 track.pos = flow_pos
-            # else hold: a container under the arm stays where it was last seen (and, as above,
-            # one half hidden by something grayish in a scene whose containers never moved on their own)
+            # else hold: a container under the arm stays where it was last seen (and, as above, one
+            # half hidden by something grayish with the hand close by, in a scene that never swapped)
         elif det is not None:
             self._counts["association_only"] += 1
             if track.lost or track.status is EntityStatus.UNCERTAIN:

@@ -473,7 +473,7 @@ class DemoPlacesTool(Tool):
         ``min_sides`` of its four sides (a disc surrounds what sits on it; a disc next to the object
         shows on one side), then the known target nearest to it, else the disc seen around it now."""
         # distances in units of the disc's size where the object stands: both reaches are pixels for a
-        # disc of typical size, and a disc near the camera renders up to twice as wide
+        # disc of typical size, and a disc near the camera renders wider
         grow = self._nearness(p[0])
         dist = [(i, np.hypot(p[0] - t.pos[0], p[1] - t.pos[1]) / grow) for i, t in enumerate(self.targets)]
         close = [(i, d) for i, d in dist if d <= self.config.centre_px]
