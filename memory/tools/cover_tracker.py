@@ -320,10 +320,9 @@ class CoverFollowTool(Tool):
         self.appearance.reset()
         self._tracks = {}
         self._prev = None
-        self._prev_q: np.ndarray | None = None
+        self._q: np.ndarray | None = None  # the arm's joint angles on the latest frame
         self._arm_q: np.ndarray | None = None
         self._carrying = False
-        self._q: np.ndarray | None = None
         self._scene_moves = False
         self._counts = {"held_by_arm": 0, "arm_over": 0, "moved_under_arm": 0, "settled": 0, "frames": 0, "agree": 0, "disagree": 0, "association_only": 0, "flow_only": 0, "missed": 0,
                         "lost": 0, "reacquired": 0, "occluded": 0, "lifted": 0}
@@ -418,9 +417,8 @@ class CoverFollowTool(Tool):
         self._rgb = frame.rgb
         self._step = frame.step
         q = None if frame.joint_state is None or len(frame.joint_state) < 7 else np.asarray(frame.joint_state, float)[:7]
-        moving = q is not None and self._prev_q is not None and float(np.abs(q - self._prev_q).max()) > self.config.arm_moving_rad
+        moving = q is not None and self._q is not None and float(np.abs(q - self._q).max()) > self.config.arm_moving_rad
         self._arm_q = q if moving else None
-        self._prev_q = q
         self._q = q
         # the hand's wider reach counts only while it carries something above the table (fingers
         # commanded closed, tool-centre point lifted): pressing a button or reaching is just the arm
