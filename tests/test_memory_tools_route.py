@@ -15,6 +15,7 @@ from envs import episode_spec, make_env
 from memory.contract.frames import Frame
 from memory.language.spec import ReadKind, specify
 from memory.store.memory_store import MemoryStore
+from memory.robot.arm_view import panda_tcp
 from memory.tools.route_reader import KEY, NAME, RouteReader, compass_word, find_cues
 from tests.blind_vs_memory import blind_fails_memory_succeeds
 
@@ -234,6 +235,35 @@ def test_arc_progress_follows_the_tip(weave):
         tool.observe(Frame(step=step + 1 + k, rgb=rgb, joint_state=q, source="live"), store)
     assert tool.index == len(tool.segments)
     assert tool.gated("move to the nearest left target by circling around the stick clockwise", store) is None
+
+
+@pytest.fixture(scope="module")
+def weave_train():
+    """RouteStick train episode 1: its video (front frames with joint states) and first live frame."""
+    env = make_env("RouteStick")
+    obs, info = env.reset(options={"episode": episode_spec("RouteStick", 1, split="train")})
+    video = list(zip(info["video"].clock, info["video"].front, info["video"].joint_state))
+    first = (int(obs["clock"]), obs["front_rgb"] if obs.get("front_rgb") is not None else env.front_frame())
+    yield {"video": video, "first": first, "goal": env.unwrapped.goal_texts()[1]}
+    env.close()
+
+
+def test_arc_arrival_is_read_from_the_joints_not_a_tip_seen_at_the_node(weave_train):
+    """A picture with the tip at the next node (a tip found on another part of the arm for a frame
+    or two looks the same) is no arrival while the joints put the hand at the start; the hand over
+    the demonstrated dwell is."""
+    video = weave_train["video"]
+    tool, store = _reader(weave_train["goal"], video, weave_train["first"])
+    assert tool.kind == "arc" and tool.verified and len(tool.node_xy) == len(tool.nodes), tool.reason
+    hand = np.array([panda_tcp(np.asarray(q, float)[:7])[:2] for _, _, q in video])
+    at_next = int(np.argmin(np.hypot(*(hand - np.asarray(tool.node_xy[1])).T)))
+    start_q = video[0][2]
+    step = weave_train["first"][0]
+    for k in range(1, 4):  # the next node's picture on consecutive rendered frames, the arm still at the start
+        tool.observe(Frame(step=step + k, rgb=video[at_next][1], joint_state=start_q, source="live"), store)
+    assert tool.index == 0, tool.advances
+    tool.observe(Frame(step=step + 4, rgb=None, joint_state=video[at_next][2], source="live"), store)
+    assert tool.index == 1 and tool.diagnostics()["arrival"] == "joints"
 
 
 # --------------------------------------------------------------------------- whole episodes

@@ -207,6 +207,11 @@ class RouteThresholds:
     (arc route): one sighting may still be a few centimetres short, and late is safe, early is not."""
     near_px: float = 6.0
     """The tip this close to the next node is near it: with the arm at rest, that is arrival too."""
+    arrive_m: float = 0.01
+    """The hand (its joints' forward kinematics) this close (m, on the table plane) to where the
+    demonstration's hand dwelt at the next node has reached it (arc route with joint states). The
+    demonstrated and the live moves end on the same target within 2 mm; the env counts a move done
+    within 0.03 m, so a third of that is late enough never to cut a move short."""
     leave_px: float = 12.0
     """The tip this far from the previous node has left it (a pause farther off is not a node)."""
     max_angle_err: float = 20.0
@@ -253,6 +258,7 @@ class RouteReader(Tool):
         node_px: float = 7.0,
         arrive_px: float = 3.5,
         near_px: float = 6.0,
+        arrive_m: float = 0.01,
         leave_px: float = 12.0,
         max_angle_err: float = 20.0,
         step_px: tuple[float, float] = (10.0, 45.0),
@@ -262,7 +268,7 @@ class RouteReader(Tool):
         still_rad: float = 3e-3,
     ):
         self.config = RouteThresholds(
-            node_px=node_px, arrive_px=arrive_px, near_px=near_px, leave_px=leave_px, max_angle_err=max_angle_err,
+            node_px=node_px, arrive_px=arrive_px, near_px=near_px, arrive_m=arrive_m, leave_px=leave_px, max_angle_err=max_angle_err,
             step_px=tuple(step_px), min_side_px=min_side_px, min_bulge_px=min_bulge_px, min_sense=min_sense,
             still_rad=still_rad,
         )
@@ -277,6 +283,7 @@ class RouteReader(Tool):
         self.kind: str | None = None  # "cue" | "arc"
         self.segments: tuple[str, ...] = ()
         self.nodes: list[tuple[float, float]] = []  # pixel of every node, start first
+        self.node_xy: list[tuple[float, float]] = []  # the hand's table-plane position at every node (m, arm base frame), when the video carries joint states
         self.index = 0
         self.verified = False
         self.lost = False
@@ -562,7 +569,8 @@ class RouteReader(Tool):
             return
         # the hand's path from the joint states where the video carries them (robot frame, the tip
         # hidden behind an obstacle does not matter); else the tip's path in the picture
-        moves = self._arm_moves([(i + j - 1) // 2 for i, j in runs])
+        dwells = [(i + j - 1) // 2 for i, j in runs]
+        moves = self._arm_moves(dwells)
         if moves is not None:
             for k, (_side, sense, bulge) in enumerate(moves):
                 if abs(sense) < self.config.min_sense or bulge < self.config.arc_bulge_m:
@@ -578,6 +586,8 @@ class RouteReader(Tool):
             self.reason = f"the live tip {tip} is not over the demonstrated start {tuple(round(v, 1) for v in nodes[0])}"
             return
         self.nodes, self.segments = [tuple(map(float, n)) for n in nodes], tuple(words)
+        if moves is not None:
+            self.node_xy = [tuple(map(float, panda_tcp(np.asarray(self._demo_joints[t], float)[:7])[:2])) for t in dwells]
         self.verified = True
         self.reason = f"{len(runs)} dwell places -> {len(words)} segments; live start confirmed"
 
@@ -631,6 +641,9 @@ class RouteReader(Tool):
     def _observe_arc(self, frame: Frame, store: MemoryStore) -> None:
         if self.index >= len(self.segments):
             return
+        if self.node_xy:
+            self._arrive_by_joints(frame, store)
+            return
         nxt = self.nodes[self.index + 1]
         if frame.joint_state is not None:
             q = np.asarray(frame.joint_state, float)[:7]
@@ -661,6 +674,20 @@ class RouteReader(Tool):
         if d <= self.config.arrive_px and was_near:
             self._left_node, self._was_near = False, False
             self._advance(frame, store, f"tip arrived at the next node ({tip[0]:.0f}, {tip[1]:.0f})")
+
+    def _arrive_by_joints(self, frame: Frame, store: MemoryStore) -> None:
+        """Arrival read from the arm's own joints: the hand over the table where the demonstration's
+        hand dwelt at the next node. The stick's tip in the picture passes behind the obstacles it
+        circles, and a tip found on another part of the arm for a frame or two (RouteStick ood 53 saw
+        one jump 13 px onto the next node in 4 steps) would switch the subgoal mid-move; the joints
+        do not go behind anything."""
+        if frame.joint_state is None:
+            return
+        hand = panda_tcp(np.asarray(frame.joint_state, float)[:7])[:2]
+        nxt = self.node_xy[self.index + 1]
+        d = float(np.hypot(hand[0] - nxt[0], hand[1] - nxt[1]))
+        if d <= self.config.arrive_m:
+            self._advance(frame, store, f"hand over the next node by the joints ({100 * d:.1f} cm from the demonstrated dwell)")
 
     def _advance(self, frame: Frame, store: MemoryStore, why: str) -> None:
         self.index += 1
@@ -702,6 +729,7 @@ class RouteReader(Tool):
             "lost": self.lost,
             "segments": list(self.segments),
             "index": self.index,
+            "arrival": "joints" if self.node_xy else "tip",
             "cue_events": len(self._cue_events),
             "advances": self.advances,
             "unexpected_cues": self.unexpected,
