@@ -181,6 +181,13 @@ a demonstration's place by a disc near the camera counts as on it (the reach aro
 with the disc's apparent size). ``memory-v7``'s commit has none of the three; its ``ood`` stage
 stopped at 638 rows, ``held-out`` was not run."""
 
+MEMORY_V9: tuple[Stage, ...] = memory_checks("memory_v9")
+"""Issue 35's checks an eighth time, at the commit where an arc route's arrival at its next node is
+read from the arm's joints (the hand over where the demonstration's hand dwelt) instead of the
+stick's tip in the picture, which a tip found on another part of the arm behind an obstacle moved
+onto the next node mid-move. ``memory-v8``'s commit reads the tip; its ``test-s7`` stage completed
+there. Run ``ood`` first (``--stage ood``): it is the check the route change is for."""
+
 PROFILE_V2: tuple[Stage, ...] = (
     Stage("test-s7", "pi05_like_v2_test", HEADLINE, "0:50", executor_profile="pi05-like"),
 )
@@ -212,13 +219,13 @@ benchmark's oracle re-asks a missed pick, so the rates fitted on ours fail far l
 CAMPAIGNS: dict[str, tuple[Stage, ...]] = {"v1": V1, "memory-v2": MEMORY_V2, "profile-v2": PROFILE_V2,
                                            "results-v2": RESULTS_V2, "memory-v3": MEMORY_V3, "memory-v4": MEMORY_V4,
                                            "memory-v5": MEMORY_V5, "memory-v6": MEMORY_V6, "memory-v7": MEMORY_V7,
-                                           "memory-v8": MEMORY_V8}
+                                           "memory-v8": MEMORY_V8, "memory-v9": MEMORY_V9}
 """``--campaign`` names; each is pinned to its own commit (its rows never mix commits)."""
 
 
 def known_stages() -> tuple[Stage, ...]:
     """Every campaign's stages (read at call time, so a test can swap one plan)."""
-    return V1 + MEMORY_V2 + PROFILE_V2 + RESULTS_V2 + MEMORY_V3 + MEMORY_V4 + MEMORY_V5 + MEMORY_V6 + MEMORY_V7 + MEMORY_V8
+    return V1 + MEMORY_V2 + PROFILE_V2 + RESULTS_V2 + MEMORY_V3 + MEMORY_V4 + MEMORY_V5 + MEMORY_V6 + MEMORY_V7 + MEMORY_V8 + MEMORY_V9
 
 
 class CampaignError(RuntimeError):
