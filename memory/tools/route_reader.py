@@ -31,10 +31,14 @@ Evidence gates. The route is committed (a :class:`~memory.store.records.Trajecto
 ``trajectory/route``) only when it is *verified*: every step has the length and angle of one
 lattice step (cue route) or a clear side and circling sense (arc route), and the first live
 frame confirms the start node (its lit cue, or the tip over the first dwell place). The progress
-index advances only on pixel evidence of reaching the next node: a new red cue at the expected
-node (cue route), or, after the tip has left the previous node, the tip on the next node (or near
-it with the arm at rest), seen on two rendered frames running (arc route). A clear cue at a node off the route,
-on two rendered frames running, marks the route lost. Unverified or lost: the gate abstains and
+index advances only on evidence of reaching the next node: a new red cue at the expected node
+(cue route); on an arc route whose video carries joint states, the live hand (forward kinematics
+of the arm's own joint readings) within ``arrive_m`` of where the demonstration's hand dwelt at
+that node (the stick's tip passes behind the obstacles it circles, and a tip found on another part
+of the arm can jump onto a node mid-move); without joint states, after the tip has left the
+previous node, the tip on the next node (or near it with the arm at rest), seen on two rendered
+frames running. A clear cue at a node off the route, on two rendered frames running, marks the
+route lost. Unverified or lost: the gate abstains and
 the proposal passes through.
 
 The gate (read kind ``route_fill``): the direction words of the proposal (compass words, sides,
