@@ -682,9 +682,9 @@ class RouteReader(Tool):
     def _arrive_by_joints(self, frame: Frame, store: MemoryStore) -> None:
         """Arrival read from the arm's own joints: the hand over the table where the demonstration's
         hand dwelt at the next node. The stick's tip in the picture passes behind the obstacles it
-        circles, and a tip found on another part of the arm for a frame or two (RouteStick ood 53 saw
-        one jump 13 px onto the next node in 4 steps) would switch the subgoal mid-move; the joints
-        do not go behind anything."""
+        circles, and a tip found on another part of the arm for a frame or two (one was seen to jump
+        13 px onto the next node in 4 steps) would switch the subgoal mid-move; the joints do not go
+        behind anything."""
         if frame.joint_state is None:
             return
         hand = panda_tcp(np.asarray(frame.joint_state, float)[:7])[:2]
