@@ -26,7 +26,18 @@ from policies.executor_profile import ExecutorProfile, skill_of
 from policies.noise import ScriptedNoise
 from subgoals.grammar import points_in, ungrounded
 
-__all__ = ["ScriptedNoise", "ScriptedPolicy", "failed_grasp_attempt"]
+__all__ = ["EMPTY_GRIP_M", "PICK_RETRIES", "ScriptedNoise", "ScriptedPolicy", "failed_grasp_attempt"]
+
+PICK_RETRIES = 2
+"""How many more times a pick is tried while its subgoal stands, when the grip it ended with closed
+on nothing (the cube slid from between the fingers, or a neighbour or the bin's wall took the
+fingers' place). A closed-loop policy given the same subgoal with an empty hand reaches again; the
+scripted motion alone would hold still until the subgoal changed, which it never does (the env's
+checker waits for the lift), so one physical miss used to time the episode out in either arm."""
+
+EMPTY_GRIP_M = 0.002
+"""Each finger this close (m) to fully closed: the grip holds nothing (a cube holds each finger about
+0.02 m open; the thinnest thing picked, a peg, about 0.01 m)."""
 
 
 
@@ -46,6 +57,9 @@ class ScriptedPolicy(Policy):
         self.rng = np.random.default_rng(0)
         self.resolutions: list[dict] = []
         self.noise_events: list[dict] = []
+        self.pick_retries: list[dict] = []
+        self._retry: tuple | None = None  # (option, target) of a plain pick under way, retried when it ends empty
+        self._retries = 0
 
     @property
     def task(self):
@@ -57,6 +71,8 @@ class ScriptedPolicy(Policy):
         self.resolutions = []
         self.noise_events = []
         self.executor_events = []
+        self.pick_retries = []
+        self._retry, self._retries = None, 0
 
     # ------------------------------------------------------------------ subgoal -> motion
     def scene(self) -> dict:
@@ -104,10 +120,13 @@ class ScriptedPolicy(Policy):
             self._ex = S.Executor(t)
         self._ex.sync()
         self.resolutions.append({"subgoal": text, "option": None if resolved is None else resolved[0]})
+        self._retry, self._retries = None, 0
         if resolved is None or resolved[1] is None and resolved[0] not in ("wait",):
             return iter(())
         option, target = resolved
         ex = self._ex
+        if option == "pick" and ex.has_gripper:
+            self._retry = (option, target)
         if option in CARRY_OPTIONS and self.noise.p_drop > 0 and ex.has_gripper and self.rng.random() < self.noise.p_drop:
             after = int(self.rng.integers(2, 12))  # early in the transport, away from where it should go
             self.noise_events.append({"subgoal": text, "drop_after_steps": after})
@@ -123,6 +142,7 @@ class ScriptedPolicy(Policy):
             if failure is not None:
                 motion = self._failed_motion(failure, text, option, target)
                 if motion is not None:
+                    self._retry = None  # the profile's failure is the fitted outcome: no retry on top of it
                     return ex.guarded(motion, text)
         return ex.guarded(t.motion(option, target, ex, {}), text)
 
@@ -178,12 +198,34 @@ class ScriptedPolicy(Policy):
         chunk = []
         for _ in range(self.horizon):
             a = next(self._motion, None)
+            if a is None and self._empty_grip_after_pick():
+                a = next(self._motion, None)
             if a is None:  # the motion is over: hold still until the subgoal changes
                 if self._ex is None:
                     self._ex = S.Executor(self.task)
                 a = self._ex.action()
             chunk.append(a)
         return np.stack(chunk).astype(np.float32)
+
+    def _empty_grip_after_pick(self) -> bool:
+        """A plain pick just ended with nothing between the fingers: start it again on the same object
+        (where it stands now), at most :data:`PICK_RETRIES` times per subgoal, the first retry with the
+        grasp turned a quarter. True when a new motion was started."""
+        if self._retry is None or self._retries >= PICK_RETRIES or self._ex is None:
+            return False
+        fingers = np.asarray(self.task.qpos(), dtype=float)[7:9]
+        if fingers.shape[0] < 2 or float(fingers.max()) >= EMPTY_GRIP_M:
+            return False
+        option, target = self._retry
+        self._retries += 1
+        self.pick_retries.append({"subgoal": self._text, "attempt": self._retries + 1})
+        ex = self._ex
+        ex.sync()
+        # the first retry closes the fingers on the other pair of faces (a neighbour or a wall along
+        # the first pair is the usual reason a grip closes empty); the second tries the first pair again
+        turns = 1 if self._retries == 1 else 0
+        self._motion = ex.guarded(self.task.motion(option, target, ex, {"quarter_turns": turns}), self._text)
+        return True
 
     @property
     def failures(self) -> list[str]:

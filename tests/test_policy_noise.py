@@ -68,3 +68,35 @@ def test_noise_bounds_are_named():
     with pytest.raises(ValueError, match="offset_xy"):
         ScriptedNoise(offset_xy=0.5)
     assert not ScriptedNoise().active and ScriptedNoise(p_drop=0.1).active
+
+
+def _play_moving_the_cube_from_under_the_fingers(shift_m: float):
+    """PickXtimes train 0 on oracle subgoals; as the first grasp reaches its cube, the cube is set
+    ``shift_m`` aside, so the fingers close on nothing."""
+    env = _env("PickXtimes")
+    obs, info = env.reset(options={"episode": episode_spec("PickXtimes", 0, "train")})
+    t = env.unwrapped
+    policy = ScriptedPolicy(env)
+    policy.reset(0)
+    moved, done = False, False
+    while not done:
+        for action in policy.infer({**obs, "subgoal": env.oracle_subgoal()}):
+            obs, _, term, trunc, info = env.step(action)
+            if not moved and policy._retry is not None:
+                cube = policy._retry[1]
+                p = t.pos(cube)
+                if t.tcp()[2] - p[2] < 0.01:
+                    t.set_xyz(cube, [p[0] + shift_m, p[1], p[2]])
+                    moved = True
+            if term or trunc:
+                done = True
+                break
+    return moved, info["status"], policy.pick_retries
+
+
+def test_a_grip_that_closed_on_nothing_is_tried_again():
+    """The executor's own miss (no noise drawn): the fingers close on nothing while the pick's
+    subgoal stands; the pick is started again on the cube where it now is, and the task completes."""
+    moved, status, retries = _play_moving_the_cube_from_under_the_fingers(0.06)
+    assert moved and retries and retries[0]["attempt"] == 2
+    assert status == "success"

@@ -29,7 +29,7 @@ def _xy(task, target) -> np.ndarray:
 
 def common_motion(task, option: str, target, ex: S.Executor, params: dict):
     if option == "pick":
-        yield from S.pick(ex, target)
+        yield from S.pick(ex, target, quarter_turns=int(params.get("quarter_turns", 0)))
     elif option == "place":
         held = held_object(task)
         if held is None:

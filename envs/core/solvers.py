@@ -156,10 +156,11 @@ class Executor:
 
 
 # ---------------------------------------------------------------------- motion primitives
-def pick(ex: Executor, actor, lift_to: float = 0.15, grasp_dz: float = 0.0) -> Actions:
-    """Grasp ``actor`` from above and lift it."""
+def pick(ex: Executor, actor, lift_to: float = 0.15, grasp_dz: float = 0.0, quarter_turns: int = 0) -> Actions:
+    """Grasp ``actor`` from above and lift it; ``quarter_turns`` turns the grasp by 90 degrees each
+    (the fingers close on the other pair of faces: a retry after a grip that closed on nothing)."""
     p = ex.env.pos(actor)
-    yaw = nearest_yaw(yaw_of(actor), ex.tcp_yaw())
+    yaw = nearest_yaw(yaw_of(actor), ex.tcp_yaw()) + quarter_turns * (np.pi / 2)
     if ex.gripper != OPEN:
         yield from ex.set_gripper(OPEN, 6)
     yield from ex.move_to(down_pose([p[0], p[1], p[2] + 0.08], yaw))

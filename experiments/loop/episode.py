@@ -223,4 +223,5 @@ def run_episode(spec: EpisodeSpec, parts: EpisodeParts, max_decisions: int = 10_
         proposals_held=list(getattr(composer, "held", None) or []),
         executor_profile=getattr(getattr(parts.policy, "profile", None), "name", "clean"),
         executor_events=list(getattr(parts.policy, "executor_events", None) or []),
+        pick_retries=list(getattr(parts.policy, "pick_retries", None) or []),
     )

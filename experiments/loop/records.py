@@ -73,6 +73,10 @@ class EpisodeResult:
     executor_events: list[dict[str, Any]] = field(default_factory=list)
     """Each failure the profile made the executor commit: the subgoal, option, skill, kind and its
     drawn parameters (``policies/failure_model.py``)."""
+    pick_retries: list[dict[str, Any]] = field(default_factory=list)
+    """Each time the scripted executor tried a pick again because its grip had closed on nothing while
+    the subgoal stood (the subgoal and the attempt's number; ``policies/scripted.py``). Not a failure:
+    what a closed-loop policy does with an empty hand."""
     proposals_held: list[dict[str, Any]] = field(default_factory=list)
     """``--proposal-lag``: each change of the composer's proposal that was delivered late (its step,
     the proposal, how many decisions it waited); empty when proposals were on time."""
