@@ -188,6 +188,13 @@ stick's tip in the picture, which a tip found on another part of the arm behind 
 onto the next node mid-move. ``memory-v8``'s commit reads the tip; its ``test-s7`` stage completed
 there. Run ``ood`` first (``--stage ood``): it is the check the route change is for."""
 
+MEMORY_V10: tuple[Stage, ...] = memory_checks("memory_v10")
+"""Issue 35's checks a ninth time, at the commit where the scripted executor tries a pick again when
+its grip closed on nothing (both arms: the motion used to hold still until the subgoal changed, which
+the env's checker never lets it do), beside ``memory-v9``'s route reader. ``memory-v9``'s ``ood``
+stage showed BinFill at 0.75 of the oracle on its first 50 episodes, most of the gap single physical
+misses and injected slips, and was stopped there. Run ``ood`` first (``--stage ood``)."""
+
 PROFILE_V2: tuple[Stage, ...] = (
     Stage("test-s7", "pi05_like_v2_test", HEADLINE, "0:50", executor_profile="pi05-like"),
 )
@@ -219,13 +226,14 @@ benchmark's oracle re-asks a missed pick, so the rates fitted on ours fail far l
 CAMPAIGNS: dict[str, tuple[Stage, ...]] = {"v1": V1, "memory-v2": MEMORY_V2, "profile-v2": PROFILE_V2,
                                            "results-v2": RESULTS_V2, "memory-v3": MEMORY_V3, "memory-v4": MEMORY_V4,
                                            "memory-v5": MEMORY_V5, "memory-v6": MEMORY_V6, "memory-v7": MEMORY_V7,
-                                           "memory-v8": MEMORY_V8, "memory-v9": MEMORY_V9}
+                                           "memory-v8": MEMORY_V8, "memory-v9": MEMORY_V9,
+                                           "memory-v10": MEMORY_V10}
 """``--campaign`` names; each is pinned to its own commit (its rows never mix commits)."""
 
 
 def known_stages() -> tuple[Stage, ...]:
     """Every campaign's stages (read at call time, so a test can swap one plan)."""
-    return V1 + MEMORY_V2 + PROFILE_V2 + RESULTS_V2 + MEMORY_V3 + MEMORY_V4 + MEMORY_V5 + MEMORY_V6 + MEMORY_V7 + MEMORY_V8 + MEMORY_V9
+    return V1 + MEMORY_V2 + PROFILE_V2 + RESULTS_V2 + MEMORY_V3 + MEMORY_V4 + MEMORY_V5 + MEMORY_V6 + MEMORY_V7 + MEMORY_V8 + MEMORY_V9 + MEMORY_V10
 
 
 class CampaignError(RuntimeError):
