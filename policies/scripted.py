@@ -11,6 +11,9 @@ The plan is cached while the subgoal stays the same: the same text, or a text th
 the same option on the same object (a re-grounded point a few pixels away). ``noise`` injects the benchmark's kind of
 execution failure (a grasp from too high, an offset grasp, then a recovery; ``policies/noise.py``),
 drawn from the episode's policy stream, so policy seeds mean something on the CPU default.
+When a pick ends with the fingers closed on nothing while its subgoal stands, it is tried again
+(:data:`PICK_RETRIES`), as a closed-loop policy with an empty hand would; otherwise a finished
+motion holds still until the subgoal changes.
 """
 
 from __future__ import annotations
