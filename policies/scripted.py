@@ -61,7 +61,7 @@ class ScriptedPolicy(Policy):
         self.resolutions: list[dict] = []
         self.noise_events: list[dict] = []
         self.pick_retries: list[dict] = []
-        self._retry: tuple | None = None  # (option, target) of a plain pick under way, retried when it ends empty
+        self._retry = None  # the object of a plain pick under way, picked again when the grip ends empty
         self._retries = 0
 
     @property
@@ -129,7 +129,7 @@ class ScriptedPolicy(Policy):
         option, target = resolved
         ex = self._ex
         if option == "pick" and ex.has_gripper:
-            self._retry = (option, target)
+            self._retry = target
         if option in CARRY_OPTIONS and self.noise.p_drop > 0 and ex.has_gripper and self.rng.random() < self.noise.p_drop:
             after = int(self.rng.integers(2, 12))  # early in the transport, away from where it should go
             self.noise_events.append({"subgoal": text, "drop_after_steps": after})
@@ -219,7 +219,6 @@ class ScriptedPolicy(Policy):
         fingers = np.asarray(self.task.qpos(), dtype=float)[7:9]
         if fingers.shape[0] < 2 or float(fingers.max()) >= EMPTY_GRIP_M:
             return False
-        option, target = self._retry
         self._retries += 1
         self.pick_retries.append({"subgoal": self._text, "attempt": self._retries + 1})
         ex = self._ex
@@ -227,7 +226,7 @@ class ScriptedPolicy(Policy):
         # the first retry closes the fingers on the other pair of faces (a neighbour or a wall along
         # the first pair is the usual reason a grip closes empty); the second tries the first pair again
         turns = 1 if self._retries == 1 else 0
-        self._motion = ex.guarded(self.task.motion(option, target, ex, {"quarter_turns": turns}), self._text)
+        self._motion = ex.guarded(self.task.motion("pick", self._retry, ex, {"quarter_turns": turns}), self._text)
         return True
 
     @property

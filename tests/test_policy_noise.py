@@ -83,7 +83,7 @@ def _play_moving_the_cube_from_under_the_fingers(shift_m: float):
         for action in policy.infer({**obs, "subgoal": env.oracle_subgoal()}):
             obs, _, term, trunc, info = env.step(action)
             if not moved and policy._retry is not None:
-                cube = policy._retry[1]
+                cube = policy._retry
                 p = t.pos(cube)
                 if t.tcp()[2] - p[2] < 0.01:
                     t.set_xyz(cube, [p[0] + shift_m, p[1], p[2]])
