@@ -397,6 +397,73 @@ def test_deposit_gate_picks_what_is_owed_then_presses(binfill):
     assert out is not None and out.startswith("pick up the first green cube at <")
 
 
+@pytest.fixture
+def fake_arm(monkeypatch):
+    """The arm's image footprint faked: a joint reading whose fourth entry is 1 covers ``fake_arm["at"]``
+    (within 8 px); any other reading covers nothing. (The lift detector's fake hand reads only the first three.)"""
+    import memory.tools.deposit_counter as counter_module
+
+    where = {"at": (0.0, 0.0)}
+    monkeypatch.setattr(counter_module, "arm_covers", lambda q, yx, link_px, hand_px: bool(q[3] == 1) and _near(yx, where["at"], 8.0))
+    return where
+
+
+def _red_place(rgb, bin_px):
+    from memory.perception.blobs import find_blobs
+
+    b = next(b for b in find_blobs(rgb, ["red"], min_area=10) if not _near((b.y, b.x), bin_px, 24.0))
+    return b.y, b.x
+
+
+def _arm_over(step: int, rgb) -> Frame:
+    """A live frame whose (faked) arm covers the place ``fake_arm`` names."""
+    return Frame(step=step, rgb=rgb, joint_state=np.array([0, 0, 0, 1, 0, 0, 0.0]), action=np.append(np.zeros(7), OPEN))
+
+
+def test_an_owed_cube_behind_the_arm_is_picked_where_it_stood(binfill, fake_arm):
+    """The only red cube, owed, is hidden by the arm (it hovers over the bin after a deposit, in front
+    of the cubes behind it in the image): the pick goes to the place it was last seen standing, not
+    to the press the history-blind proposal makes. Once the arm has left and the place is empty, the
+    cube is gone: nothing owed is there to take, so the robot holds still, neither pressing nor taking
+    a colour that is not owed, until a red cube shows."""
+    tool, store = _bin_counter(binfill["goal"], binfill["first"])
+    store.add("layout/button/0", LayoutRecord(role="button", label="button", position=(66, 131)), step=8, reason="test")
+    place = _red_place(binfill["first"], binfill["bin"])
+    fake_arm["at"] = place
+    tool.observe(_arm_over(12, binfill["gone"]), store)  # no red blob in view: the arm stands in front of it
+    out = tool.gated("press the button at <66, 131>", store)
+    assert out is not None and out.startswith("pick up the first red cube at <"), out
+    assert _near(points_in(out)[0].as_tuple(), place, 2.0) and tool.behind_arm == 1
+    assert tool.gated("pick up the green cube at <113, 68>", store) is None  # green is owed too: kept
+    tool.observe(_frame(16, binfill["gone"]), store)  # the arm has left: the place is empty
+    tool.deposited.update(green=1)  # (a decision after the counts changed: nothing is latched)
+    assert tool.gated("press the button at <66, 131>", store) == "remain static"
+    assert tool.gated("pick up the green cube at <113, 68>", store) == "remain static"  # not owed any more
+    for step in (20, 24):  # the next red cube arrives: the hold is decided afresh
+        tool.observe(_frame(step, binfill["spawned"]), store)
+    out = tool.gated("pick up the green cube at <113, 68>", store)
+    assert out is not None and out.startswith("pick up the first red cube at <"), out
+    assert tool.holds == 2
+
+
+def test_a_place_the_hand_lifted_from_is_not_picked_behind_the_arm(binfill, fake_hand, fake_arm):
+    """The red cube was carried off its place and deposited; with the arm in front of that place, the
+    place is not taken for a red cube still standing there (the lift's own point emptied it)."""
+    tool, store = _bin_counter(binfill["goal"], binfill["first"])
+    place = _red_place(binfill["first"], binfill["bin"])
+    fake_arm["at"] = place
+    over_bin = (binfill["bin"][0] - 10, binfill["bin"][1])
+    tool.observe(_hand_frame(100, binfill["first"], CLOSED, place, 0.02, 0.02), store)  # the grasp at its place
+    tool.observe(_hand_frame(104, binfill["held"], CLOSED, over_bin, 0.10, 0.02), store)  # lifted, over the bin
+    tool.observe(_hand_frame(105, None, OPEN, over_bin, 0.10, 0.04), store)  # the release
+    tool.observe(_hand_frame(108, binfill["gone"], OPEN, over_bin, 0.10, 0.04), store)
+    assert tool.deposited["red"] == 1
+    tool.observe(_arm_over(112, binfill["gone"]), store)
+    tool.deposited.update(green=1)  # only red is owed now (one more)
+    assert tool.gated("press the button at <66, 131>", store) == "remain static"
+    assert tool.behind_arm == 0
+
+
 @pytest.fixture(scope="module")
 def beside_bin():
     """BinFill train episode 2's scene with one cube of a goal colour standing just outside the bin

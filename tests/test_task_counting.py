@@ -255,6 +255,32 @@ def test_binfill_slots_and_early_press(envs_by_task):
     assert t.task_failure()
 
 
+def test_binfill_slot_accepts_holding_still_while_no_owed_cube_has_arrived(envs_by_task):
+    """A dynamic episode (train 8: two red cubes, the second arrives at step 50): right after the first
+    deposit nothing red is on the table, so no pick is right and holding still is; once the second red
+    cube has arrived, only a pick of it is."""
+    env = envs_by_task("BinFill")
+    env.reset(options={"episode": episode_spec("BinFill", 8, "train")})
+    t = env.unwrapped
+    assert t.layout.dynamic and t.layout.targets == (("red", 2),)
+    hold = np.hstack([t.qpos()[:7], 1.0]).astype(np.float32)
+    i = next(i for i in t.visible_cubes() if t.layout.cubes[i].label == "red")
+    t.set_xyz(t.cubes[i], [t.layout.bin.x, t.layout.bin.y, 0.09])
+    for _ in range(3):
+        env.step(hold)
+    assert t.counts["red"] == 1 and t.clock < 50
+    t.checker.index = 2  # the checker past the first pick and its deposit: "pick up the second red cube"
+    slot = t.history_slot()
+    assert slot is not None and slot.accepts(("wait", None)) and slot.accepts(None)
+    assert not slot.accepts(("press", t.button))
+    while t.clock < 50:
+        env.step(hold)
+    slot = t.history_slot()
+    assert not slot.accepts(("wait", None)) and not slot.accepts(None)
+    red = next(a for k, a in zip(t.layout.cubes, t.cubes) if k.label == "red" and not t.away[t.cubes.index(a)])
+    assert slot.accepts(("pick", slot.choice_of(red)))
+
+
 # ---------------------------------------------------------------------- StopCube
 def test_stopcube_arrivals_look_alike(envs_by_task):
     """With the robot still, the view at the first and at the second arrival is the same image."""

@@ -284,8 +284,13 @@ class BinFill(ButtonMixin, RoboMMETask):
                 f"pick up the {ordinal_word(min(k, 10))} {colour} cube at <>", cube))
         alternatives.append(self.ground_template("press the button at <>", P.button_cap(self.button)))
         owed = frozenset(c for c, _ in self.layout.targets if self.counts.get(c, 0) < self.layout.target_of(c))
+        # in a dynamic episode the next cube of an owed colour may not have arrived yet: then nothing
+        # can be picked rightly, and holding still (acting on nothing) is the right step
+        none_to_pick = bool(owed) and not any(self.layout.cubes[i].label in owed for i in self.visible_cubes())
 
         def accepts(does) -> bool:  # a pick of any colour still owed; the press once none is
+            if none_to_pick and (does is None or does[1] is None):
+                return True
             if does is None:
                 return False
             return does[1] == OWED if owed else does[0] == "press"

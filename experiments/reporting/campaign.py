@@ -195,6 +195,13 @@ the env's checker never lets it do), beside ``memory-v9``'s route reader. ``memo
 stage showed BinFill at 0.75 of the oracle on its first 50 episodes, most of the gap single physical
 misses and injected slips, and was stopped there. Run ``ood`` first (``--stage ood``)."""
 
+MEMORY_V11: tuple[Stage, ...] = memory_checks("memory_v11")
+"""Issue 35's checks a tenth time, at the commit where the count gate, with a count owed and no object
+of that kind in view, picks at the place one was last seen standing if the arm's projection hides it
+now, and otherwise holds still (it used to abstain, letting the history-blind press or a colour not
+owed through). ``memory-v10``'s ``ood`` stage held BinFill at 0.78 of the oracle after 755 rows; on the
+development range (``ood`` 50-99) four of its memory failures were such abstentions. Run ``ood`` first."""
+
 PROFILE_V2: tuple[Stage, ...] = (
     Stage("test-s7", "pi05_like_v2_test", HEADLINE, "0:50", executor_profile="pi05-like"),
 )
@@ -227,13 +234,13 @@ CAMPAIGNS: dict[str, tuple[Stage, ...]] = {"v1": V1, "memory-v2": MEMORY_V2, "pr
                                            "results-v2": RESULTS_V2, "memory-v3": MEMORY_V3, "memory-v4": MEMORY_V4,
                                            "memory-v5": MEMORY_V5, "memory-v6": MEMORY_V6, "memory-v7": MEMORY_V7,
                                            "memory-v8": MEMORY_V8, "memory-v9": MEMORY_V9,
-                                           "memory-v10": MEMORY_V10}
+                                           "memory-v10": MEMORY_V10, "memory-v11": MEMORY_V11}
 """``--campaign`` names; each is pinned to its own commit (its rows never mix commits)."""
 
 
 def known_stages() -> tuple[Stage, ...]:
     """Every campaign's stages (read at call time, so a test can swap one plan)."""
-    return V1 + MEMORY_V2 + PROFILE_V2 + RESULTS_V2 + MEMORY_V3 + MEMORY_V4 + MEMORY_V5 + MEMORY_V6 + MEMORY_V7 + MEMORY_V8 + MEMORY_V9 + MEMORY_V10
+    return V1 + MEMORY_V2 + PROFILE_V2 + RESULTS_V2 + MEMORY_V3 + MEMORY_V4 + MEMORY_V5 + MEMORY_V6 + MEMORY_V7 + MEMORY_V8 + MEMORY_V9 + MEMORY_V10 + MEMORY_V11
 
 
 class CampaignError(RuntimeError):

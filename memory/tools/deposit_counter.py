@@ -53,7 +53,13 @@ colour that is not owed becomes a pick of the first owed colour in goal order, r
 visible blob of that colour away from the bin (the one that has stood there longest, i.e. the next
 in order of appearance, with the ordinal of that colour's next cube); a
 pick of an owed colour stands as proposed (its position word, if any, is the proposer's and is never
-read). When every count is met, a pick
+read). Where no blob of an owed colour is in view, the arm may be hiding it (after a deposit it hovers
+over the bin, in front of the cubes behind the bin in the image): the pick goes to the place where a
+cube of that colour was last seen standing, if the arm's projection (joint angles through forward
+kinematics, :mod:`memory.robot.arm_view`) covers that place now and no grip has lifted from it since.
+Where there is none either (in a scene where cubes keep arriving, the next has not come yet), the
+robot holds still ("remain static", decided afresh at every call): a press then would stop short and
+another colour would overfill, so neither is let through. When every count is met, a pick
 becomes pressing the button at its layout position. While a release is still being verified the
 gate decides nothing: it holds the empty gripper over the bin ("put it into the bin", which has
 nothing left to put) until the deposit is settled.
@@ -77,10 +83,11 @@ from memory.store.memory_store import MemoryStore
 from memory.contract.render_need import RenderNeed
 from memory.tools.base import Tool, register_tool
 from memory.perception.blobs import Blob, find_blobs
+from memory.robot.arm_view import arm_covers
 from memory.tools.scene_layout import layout_points
 from memory.language.words import COLOUR_WORDS, DEFAULT_OBJECT_ROLE, colour_of
 from subgoals import phrases
-from subgoals.edits import Abstain, Replace, SubgoalEdit
+from subgoals.edits import Replace, SubgoalEdit
 from subgoals.actions import Action, action_of
 from subgoals.grammar import try_parse
 from subgoals.record_names import deposited
@@ -156,6 +163,11 @@ class DepositThresholds:
     this (px) and nearer by ``lift_margin`` than any place of another colour, is the place the cube was taken from."""
     lift_margin: float = 3.0
     """See ``lift_px``."""
+    arm_px: float = 16.0
+    """A place within this of the arm's projected skeleton (joint angles, forward kinematics) is hidden
+    behind the arm: a cube last seen standing there is still there, not gone."""
+    hand_px: float = 36.0
+    """The same for the hand, whose fingers and whatever they hold hang around the tool-centre point."""
 
 
 @register_tool(order=50)
@@ -168,11 +180,12 @@ class DepositCounter(Tool):
 
     def __init__(self, near_px: float = 30.0, held_px: float = 60.0, gone_px: float = 8.0, verify_within: int = 6, rest_frames: int = 6,
                  still_px: float = 5.0, min_area: int = 10, layout_frames: int = 3, lookback: int = 6,
-                 standing_age: int = 40, carry_frames: int = 20, lift_px: float = 8.0, lift_margin: float = 3.0):
+                 standing_age: int = 40, carry_frames: int = 20, lift_px: float = 8.0, lift_margin: float = 3.0,
+                 arm_px: float = 16.0, hand_px: float = 36.0):
         self.config = DepositThresholds(
             near_px=near_px, held_px=held_px, gone_px=gone_px, verify_within=verify_within, rest_frames=rest_frames, still_px=still_px,
             min_area=min_area, layout_frames=layout_frames, lookback=lookback, standing_age=standing_age,
-            carry_frames=carry_frames, lift_px=lift_px, lift_margin=lift_margin,
+            carry_frames=carry_frames, lift_px=lift_px, lift_margin=lift_margin, arm_px=arm_px, hand_px=hand_px,
         )
         self.goal: dict[str, int] = {}
         self.role: str = DEFAULT_OBJECT_ROLE  # what is counted, and into what: set from the count of deposits at reset
@@ -204,9 +217,17 @@ class DepositCounter(Tool):
             self._lift = events_for(store).attach(LIFT_LIVE)
         self.by_hand = 0  # deposits whose held cube only the hand's log placed over the bin
         self._spots: list[list] = []  # [colour, y, x, first step seen standing there, last step seen there, by the bin]
+        # places where cubes stood on the table while the hand carried nothing (a held cube pausing in
+        # the air is no such place): [colour, y, x, first step, last step, step a grip lifted from there or None]
+        self._table_spots: list[list] = []
         self._carrying = False  # between a grasp and its release
         self._grasped: list[tuple[str, float, float]] | None = None  # places standing when the gripper last closed
         self._lifted_from: str | None = None  # colour of the place the hand's log says this grip lifted from
+        self._lift_point: tuple[float, float] | None = None  # pixel the hand's log says this grip lifted from
+        self._q: np.ndarray | None = None  # the arm's joint angles at the last live frame
+        self._holding = False  # the last gate answer was to hold still (decided afresh at every call)
+        self.holds = 0  # gate calls answered by holding still: a count owed, no such object to take
+        self.behind_arm = 0  # picks grounded on a place the arm hides, where a cube of the colour was last seen
         self.by_lift = 0  # releases whose carried colour only the lift's place settled
         self.carried_log: list[tuple[int, str | None]] = []  # (release step, carried colour or None: lifted nothing)
         self.empty_releases = 0
@@ -264,6 +285,8 @@ class DepositCounter(Tool):
                 self._on_lift(e.point)
         if any(e.kind == "release" for e in events):
             self._on_release(frame.step)
+        if frame.joint_state is not None and len(frame.joint_state) >= 7:
+            self._q = np.asarray(frame.joint_state, float)[:7]
         if frame.rgb is None:
             return
         self._last_rgb = frame.rgb
@@ -287,6 +310,13 @@ class DepositCounter(Tool):
                 self._spots.append([b.colour, b.y, b.x, frame.step, frame.step, by_bin])
             else:
                 spot[1], spot[2], spot[4] = b.y, b.x, frame.step
+            if by_bin or self._carrying:
+                continue
+            spot = next((sp for sp in self._table_spots if sp[0] == b.colour and np.hypot(sp[1] - b.y, sp[2] - b.x) <= 6), None)
+            if spot is None:
+                self._table_spots.append([b.colour, b.y, b.x, frame.step, frame.step, None])
+            else:
+                spot[1], spot[2], spot[4] = b.y, b.x, frame.step
         self._recent = (self._recent + [(frame.step, blobs)])[-10:]
         self._frame_steps = (self._frame_steps + [frame.step])[-self.config.carry_frames:]
         if self._release is not None and frame.step > self._release.step:
@@ -307,7 +337,7 @@ class DepositCounter(Tool):
         bin: a cube standing there is never the one carried to it)."""
         since = self._frame_steps[0] if len(self._frame_steps) >= self.config.carry_frames else -1
         self._grasped = [(sp[0], sp[1], sp[2]) for sp in self._spots if sp[4] >= since and not sp[5]]
-        self._lifted_from = None
+        self._lifted_from, self._lift_point = None, None
         self._carrying = True
 
     def _on_lift(self, point) -> None:
@@ -316,6 +346,7 @@ class DepositCounter(Tool):
         plainly the nearest, is where the carried cube came from. This settles the carried colour where
         the places emptied by the release do not (the arm hides other cubes, or a pushed neighbour
         leaves its place too, and two colours' places look empty)."""
+        self._lift_point = None if point is None else (float(point[0]), float(point[1]))
         if point is None or not self._grasped:
             return
         near = sorted((float(np.hypot(y - point[0], x - point[1])), c) for c, y, x in self._grasped)
@@ -332,8 +363,18 @@ class DepositCounter(Tool):
         return {c for c, y, x in self._grasped
                 if not any(b.colour == c and b.distance((y, x)) <= 2 * self.config.still_px for b in blobs)}
 
+    def _mark_taken(self, step: int) -> None:
+        """The place the hand's log says this grip lifted from no longer holds a cube (whatever the
+        release proves): a pick is never grounded on it behind the arm until a cube is seen there again."""
+        if self._lift_point is None:
+            return
+        for sp in self._table_spots:
+            if np.hypot(sp[1] - self._lift_point[0], sp[2] - self._lift_point[1]) <= self.config.lift_px:
+                sp[5] = step
+
     def _on_release(self, step: int) -> None:
         self._carrying = False
+        self._mark_taken(step)
         if self.bin is None:
             return
         carried = self._carried()
@@ -460,7 +501,7 @@ class DepositCounter(Tool):
         blobs = [b for b in find_blobs(self._last_rgb, [colour], min_area=self.config.min_area)
                  if not self._near_bin(b, self.config.near_px * 0.8)]
         if not blobs:
-            return None
+            return self._behind_arm(colour)
         def since(b: Blob) -> float:
             spot = next((sp for sp in self._spots if sp[0] == b.colour and np.hypot(sp[1] - b.y, sp[2] - b.x) <= 6), None)
             return float("inf") if spot is None else spot[3]
@@ -470,12 +511,31 @@ class DepositCounter(Tool):
         b = min(blobs, key=lambda b: (since(b), -b.area))
         return b.point.y, b.point.x
 
+    def _behind_arm(self, colour: str) -> tuple[int, int] | None:
+        """Where a cube of ``colour`` was last seen standing on the table (the hand carrying nothing), at a place the arm hides now
+        (its joint angles through forward kinematics) and no grip has lifted from since: the cube is
+        behind the arm, not gone. The place that has stood longest, as for a visible cube."""
+        if self._q is None:
+            return None
+        hidden = [sp for sp in self._table_spots
+                  if sp[0] == colour and (sp[5] is None or sp[4] > sp[5])
+                  and arm_covers(self._q, (sp[1], sp[2]), self.config.arm_px, self.config.hand_px)]
+        if not hidden:
+            return None
+        sp = min(hidden, key=lambda sp: sp[3])
+        self.behind_arm += 1
+        return int(round(sp[1])), int(round(sp[2]))
+
     def gate(self, proposed: str, store: MemoryStore) -> SubgoalEdit | None:
         if not self.active:
             return None
         self._gate_calls += 1
+        if self._holding:  # a hold waits for something to change in the view: decided afresh each time
+            self._latched = None
         state = tuple(sorted(self.deposited.items())) + (self._release is not None,)
         out, fresh = self.latched((proposed, state), lambda: self._decide(proposed, store))
+        self._holding = isinstance(out, Replace) and out.text == phrases.remain_static()
+        self.holds += self._holding
         if fresh and out is not None:
             self._rewrites += 1
         return out
@@ -515,7 +575,10 @@ class DepositCounter(Tool):
             if point is not None:
                 k = self.deposited[c] + 1
                 return Replace(phrases.pick(f"{c} {self.role}", point, rank=min(k, 10)))
-        return Abstain(f"{', '.join(owed)} still owed, but no such {self.role} is visible away from the {self.receptacle}")
+        # a count still owed and no such object to take, in view or behind the arm (in a scene where they
+        # keep arriving, the next has not come yet): neither stopping nor another colour is right, so
+        # the robot holds still until one shows
+        return Replace(phrases.remain_static())
 
     def diagnostics(self) -> dict:
         return {"active": self.active, "goal": dict(self.goal), "deposited": {c: n for c, n in self.deposited.items() if n},
@@ -523,4 +586,5 @@ class DepositCounter(Tool):
                 "rejected_releases": self.rejected, "taken_back": self.taken_back,
                 "empty_releases": self.empty_releases, "places_refilled": self.places_refilled, "dropped_away": self.dropped_away, "carried": [list(x) for x in self.carried_log],
                 "held_by_hand": getattr(self, "by_hand", 0), "colour_by_lift": getattr(self, "by_lift", 0),
-                "gate_calls": self._gate_calls, "rewrites": self._rewrites}
+                "gate_calls": self._gate_calls, "rewrites": self._rewrites,
+                "holds": self.holds, "behind_arm": self.behind_arm}
