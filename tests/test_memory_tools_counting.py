@@ -313,9 +313,10 @@ def fake_hand(monkeypatch):
     monkeypatch.setattr(lift_module, "to_pixel", lambda p: (float(p[0]) * 100, float(p[1]) * 100))
 
 
-def _hand_frame(step: int, rgb, command: float, at: tuple[float, float], z: float, fingers: float) -> Frame:
-    """A live frame whose log puts the hand at pixel ``at``, ``z`` m up, each finger ``fingers`` m open."""
-    q = np.array([at[0] / 100, at[1] / 100, z, 0, 0, 0, 0])
+def _hand_frame(step: int, rgb, command: float, at: tuple[float, float], z: float, fingers: float, arm: bool = False) -> Frame:
+    """A live frame whose log puts the hand at pixel ``at``, ``z`` m up, each finger ``fingers`` m open
+    (``arm``: the fourth joint reading is 1, which :func:`fake_arm` reads as the arm covering its place)."""
+    q = np.array([at[0] / 100, at[1] / 100, z, float(arm), 0, 0, 0])
     return Frame(step=step, rgb=rgb, joint_state=q, action=np.append(np.zeros(7), command),
                  gripper=np.array([fingers, fingers]))
 
@@ -462,6 +463,37 @@ def test_a_place_the_hand_lifted_from_is_not_picked_behind_the_arm(binfill, fake
     tool.deposited.update(green=1)  # only red is owed now (one more)
     assert tool.gated("press the button at <66, 131>", store) == "remain static"
     assert tool.behind_arm == 0
+
+
+def _erased(rgb, colour: str, bin_px):
+    """``rgb`` with the cube of ``colour`` away from the bin painted over with the table beside it, and where it was."""
+    from memory.perception.blobs import find_blobs
+
+    b = next(b for b in find_blobs(rgb, [colour], min_area=10) if not _near((b.y, b.x), bin_px, 24.0))
+    y0, x0, y1, x1 = (int(v) for v in b.bbox)
+    out = rgb.copy()
+    out[y0 - 2 : y1 + 3, x0 - 2 : x1 + 3] = rgb[y0 - 2, x1 + 6]
+    return out, (b.y, b.x)
+
+
+def test_a_place_the_arm_hides_at_the_release_is_not_taken_for_the_carried_one(binfill, fake_hand, fake_arm):
+    """Over the bin at the release, the arm stands in front of a green cube, whose place then looks
+    empty; the red place the cube was taken from still shows red (a neighbour of its colour stands
+    next to it), and the lift's own point is too far from either to say. The hidden green place says
+    nothing about what was carried: the red cube held over the bin and vanishing is the deposit."""
+    tool, store = _bin_counter(binfill["goal"], binfill["first"])
+    held, place = _with_a_neighbour(binfill["held"], binfill["first"], "red")
+    held, green_place = _erased(held, "green", binfill["bin"])
+    gone, _ = _with_a_neighbour(binfill["gone"], binfill["first"], "red")
+    gone, _ = _erased(gone, "green", binfill["bin"])
+    fake_arm["at"] = green_place
+    over_bin = (binfill["bin"][0] - 10, binfill["bin"][1])
+    far = (place[0] - 30, place[1])  # where the hand's log puts the lift: no place within reach
+    tool.observe(_hand_frame(100, binfill["first"], CLOSED, far, 0.02, 0.02), store)  # the grasp
+    tool.observe(_hand_frame(104, held, CLOSED, over_bin, 0.10, 0.02, arm=True), store)  # over the bin
+    tool.observe(_hand_frame(105, None, OPEN, over_bin, 0.10, 0.04, arm=True), store)  # the release
+    tool.observe(_hand_frame(108, gone, OPEN, over_bin, 0.10, 0.04, arm=True), store)
+    assert tool.deposited["red"] == 1 and tool.deposited["green"] == 0, (tool.deposited, tool.carried_log)
 
 
 @pytest.fixture(scope="module")

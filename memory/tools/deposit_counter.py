@@ -356,12 +356,23 @@ class DepositCounter(Tool):
             self._lifted_from = colour
 
     def _carried(self) -> set[str] | None:
-        """Colours of the places standing at the last grasp that are empty now (None: no grasp seen)."""
+        """Colours of the places standing at the last grasp that are empty now (None: no grasp seen, or
+        every place that looks empty is one the arm hides, which says nothing about what was taken)."""
         if self._grasped is None or not self._recent:
             return None
         blobs = self._recent[-1][1]
-        return {c for c, y, x in self._grasped
-                if not any(b.colour == c and b.distance((y, x)) <= 2 * self.config.still_px for b in blobs)}
+        emptied = [(c, y, x) for c, y, x in self._grasped
+                   if not any(b.colour == c and b.distance((y, x)) <= 2 * self.config.still_px for b in blobs)]
+        # a place the arm stands in front of (over the bin at the release, it hides the cubes behind
+        # the bin in the image) is unseen, not emptied
+        seen = [(c, y, x) for c, y, x in emptied if not self._arm_hides((y, x))]
+        if emptied and not seen:
+            return None
+        return {c for c, _, _ in seen}
+
+    def _arm_hides(self, yx) -> bool:
+        """Whether the arm's projection at the last live frame covers pixel ``yx``."""
+        return self._q is not None and arm_covers(self._q, yx, self.config.arm_px, self.config.hand_px)
 
     def _mark_taken(self, step: int) -> None:
         """The place the hand's log says this grip lifted from no longer holds a cube (whatever the
@@ -515,11 +526,8 @@ class DepositCounter(Tool):
         """Where a cube of ``colour`` was last seen standing on the table (the hand carrying nothing), at a place the arm hides now
         (its joint angles through forward kinematics) and no grip has lifted from since: the cube is
         behind the arm, not gone. The place that has stood longest, as for a visible cube."""
-        if self._q is None:
-            return None
         hidden = [sp for sp in self._table_spots
-                  if sp[0] == colour and (sp[5] is None or sp[4] > sp[5])
-                  and arm_covers(self._q, (sp[1], sp[2]), self.config.arm_px, self.config.hand_px)]
+                  if sp[0] == colour and (sp[5] is None or sp[4] > sp[5]) and self._arm_hides((sp[1], sp[2]))]
         if not hidden:
             return None
         sp = min(hidden, key=lambda sp: sp[3])
