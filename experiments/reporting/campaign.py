@@ -199,8 +199,11 @@ MEMORY_V11: tuple[Stage, ...] = memory_checks("memory_v11")
 """Issue 35's checks a tenth time, at the commit where the count gate, with a count owed and no object
 of that kind in view, picks at the place one was last seen standing if the arm's projection hides it
 now, and otherwise holds still (it used to abstain, letting the history-blind press or a colour not
-owed through). ``memory-v10``'s ``ood`` stage held BinFill at 0.78 of the oracle after 755 rows; on the
-development range (``ood`` 50-99) four of its memory failures were such abstentions. Run ``ood`` first."""
+owed through); and where the deposit counter reads which colour was carried, a place the arm hides at
+the release is unseen rather than emptied. ``memory-v10``'s ``ood`` stage held BinFill at 0.78 of the
+oracle after 755 rows; on the development range (``ood`` 50-99, seed 11) four of its memory failures
+were such abstentions and one a deposit counted as the colour behind the arm (29 -> 35 of 50, 0 wrong
+reads of 999). Run ``ood`` first."""
 
 PROFILE_V2: tuple[Stage, ...] = (
     Stage("test-s7", "pi05_like_v2_test", HEADLINE, "0:50", executor_profile="pi05-like"),
