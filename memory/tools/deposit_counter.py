@@ -122,6 +122,16 @@ def dark_squares(rgb: np.ndarray, top_margin: int = 40, max_value: int = 50) -> 
     return sorted(out, key=lambda b: -b[2])
 
 
+def _stood(spots: list[list], b: Blob, step: int, last) -> None:
+    """``b`` seen standing at ``step``: the place of its colour within 6 px follows it (last seen now),
+    or a new place ``[colour, y, x, step, step, last]`` starts there."""
+    spot = next((sp for sp in spots if sp[0] == b.colour and np.hypot(sp[1] - b.y, sp[2] - b.x) <= 6), None)
+    if spot is None:
+        spots.append([b.colour, b.y, b.x, step, step, last])
+    else:
+        spot[1], spot[2], spot[4] = b.y, b.x, step
+
+
 @dataclass
 class _Release:
     step: int
@@ -305,18 +315,9 @@ class DepositCounter(Tool):
             by_bin = self._near_bin(b, self.config.near_px * 0.8)
             if n < 2 or (by_bin and self._carrying):
                 continue
-            spot = next((sp for sp in self._spots if sp[0] == b.colour and np.hypot(sp[1] - b.y, sp[2] - b.x) <= 6), None)
-            if spot is None:
-                self._spots.append([b.colour, b.y, b.x, frame.step, frame.step, by_bin])
-            else:
-                spot[1], spot[2], spot[4] = b.y, b.x, frame.step
-            if by_bin or self._carrying:
-                continue
-            spot = next((sp for sp in self._table_spots if sp[0] == b.colour and np.hypot(sp[1] - b.y, sp[2] - b.x) <= 6), None)
-            if spot is None:
-                self._table_spots.append([b.colour, b.y, b.x, frame.step, frame.step, None])
-            else:
-                spot[1], spot[2], spot[4] = b.y, b.x, frame.step
+            _stood(self._spots, b, frame.step, by_bin)
+            if not (by_bin or self._carrying):
+                _stood(self._table_spots, b, frame.step, None)
         self._recent = (self._recent + [(frame.step, blobs)])[-10:]
         self._frame_steps = (self._frame_steps + [frame.step])[-self.config.carry_frames:]
         if self._release is not None and frame.step > self._release.step:
