@@ -496,6 +496,25 @@ def test_a_place_the_arm_hides_at_the_release_is_not_taken_for_the_carried_one(b
     assert tool.deposited["red"] == 1 and tool.deposited["green"] == 0, (tool.deposited, tool.carried_log)
 
 
+def test_the_lifts_own_place_beats_an_emptied_place_of_another_colour(binfill, fake_hand):
+    """The hand's log says the lift started at the red cube's place, which still shows red (a neighbour
+    of its colour stands next to it), while a green place looks empty with nothing in front of it (in
+    the envs: a far cube's blob that flickers, or one behind the arm's upper links, which the arm's
+    projection leaves out). The lift's own place names the colour carried: red, not green."""
+    tool, store = _bin_counter(binfill["goal"], binfill["first"])
+    held, place = _with_a_neighbour(binfill["held"], binfill["first"], "red")
+    held, _ = _erased(held, "green", binfill["bin"])
+    gone, _ = _with_a_neighbour(binfill["gone"], binfill["first"], "red")
+    gone, _ = _erased(gone, "green", binfill["bin"])
+    over_bin = (binfill["bin"][0] - 10, binfill["bin"][1])
+    tool.observe(_hand_frame(100, binfill["first"], CLOSED, place, 0.02, 0.02), store)  # the grasp at the red place
+    tool.observe(_hand_frame(104, held, CLOSED, over_bin, 0.10, 0.02), store)  # lifted, over the bin
+    tool.observe(_hand_frame(105, None, OPEN, over_bin, 0.10, 0.04), store)  # the release
+    tool.observe(_hand_frame(108, gone, OPEN, over_bin, 0.10, 0.04), store)
+    assert tool.deposited["red"] == 1 and tool.deposited["green"] == 0, (tool.deposited, tool.carried_log)
+    assert tool.by_lift == 1
+
+
 @pytest.fixture(scope="module")
 def beside_bin():
     """BinFill train episode 2's scene with one cube of a goal colour standing just outside the bin

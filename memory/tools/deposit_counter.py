@@ -36,9 +36,10 @@ from the bin dropped it on the way (no deposit, however the fall hides it: a cub
 from the hand's view short of the bin and lands out of ``near_px`` passed the pixel checks);
 and when the arm hides the held cube over the bin, a grip still holding the carried colour when it
 opened, with the hand over the bin, stands in for the blob held there (the vanishing and landing
-checks above still decide). Where the emptied places name several colours (the arm hid or pushed a
-neighbour while it took the cube), the place standing at the grasp right where the hand's log says
-the lift started names the carried colour, when one colour's place is plainly the nearest there.
+checks above still decide). The place standing at the grasp right where the hand's log says the lift
+started names the carried colour, when one colour's place is plainly the nearest there, whatever the
+emptied places say: they may name several colours (the arm hid or pushed a neighbour while it took
+the cube) or another one (a place behind the arm's upper links, a far cube whose blob flickers).
 
 Cubes that appear later on the table change nothing: only a vanishing at the bin after a release
 counts. Each colour's count is a ``progress/deposited <colour> <role>`` record (target: the goal's
@@ -418,8 +419,11 @@ class DepositCounter(Tool):
             self.dropped_away += 1
             return
         only = next(iter(carried)) if carried is not None and len(carried) == 1 else None
-        if only is None and lifted_from is not None and grip is not None and grip.lifted and (carried is None or lifted_from in carried):
-            only = lifted_from  # several places emptied (or none could say): the lift's own place decides
+        if lifted_from is not None and grip is not None and grip.lifted and lifted_from != only:
+            # the hand's own log says where the lift started, and one colour's place stood right there:
+            # that is the carried colour, whatever the emptied places say (several colours, none, or
+            # another one: a place the arm's upper links hide, a far cube's blob that flickers)
+            only = lifted_from
             self.by_lift += 1
         if only is not None:
             self.carried_log.append((step, only))
