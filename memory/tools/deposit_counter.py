@@ -123,10 +123,15 @@ def dark_squares(rgb: np.ndarray, top_margin: int = 40, max_value: int = 50) -> 
     return sorted(out, key=lambda b: -b[2])
 
 
+def _place_of(spots: list[list], b: Blob) -> list | None:
+    """The place of ``b``'s colour within 6 px of it, if one is known."""
+    return next((sp for sp in spots if sp[0] == b.colour and np.hypot(sp[1] - b.y, sp[2] - b.x) <= 6), None)
+
+
 def _stood(spots: list[list], b: Blob, step: int, last) -> None:
     """``b`` seen standing at ``step``: the place of its colour within 6 px follows it (last seen now),
     or a new place ``[colour, y, x, step, step, last]`` starts there."""
-    spot = next((sp for sp in spots if sp[0] == b.colour and np.hypot(sp[1] - b.y, sp[2] - b.x) <= 6), None)
+    spot = _place_of(spots, b)
     if spot is None:
         spots.append([b.colour, b.y, b.x, step, step, last])
     else:
@@ -239,7 +244,7 @@ class DepositCounter(Tool):
         self._holding = False  # the last gate answer was to hold still (decided afresh at every call)
         self.holds = 0  # gate calls answered by holding still: a count owed, no such object to take
         self.behind_arm = 0  # picks grounded on a place the arm hides, where a cube of the colour was last seen
-        self.by_lift = 0  # releases whose carried colour only the lift's place settled
+        self.by_lift = 0  # releases whose carried colour the lift's place settled (the emptied places said another, several or none)
         self.carried_log: list[tuple[int, str | None]] = []  # (release step, carried colour or None: lifted nothing)
         self.empty_releases = 0
         self.places_refilled = 0  # releases whose grasped place showed its colour again while the hand held something
@@ -345,9 +350,9 @@ class DepositCounter(Tool):
     def _on_lift(self, point) -> None:
         """The hand's log says the grip lifted something from ``point`` (the pixel of the hand's lowest
         point since it closed): the place standing at the grasp right there, if one colour's place is
-        plainly the nearest, is where the carried cube came from. This settles the carried colour where
-        the places emptied by the release do not (the arm hides other cubes, or a pushed neighbour
-        leaves its place too, and two colours' places look empty)."""
+        plainly the nearest, is where the carried cube came from. This settles the carried colour over the
+        places emptied by the release (the arm hides other cubes, a pushed neighbour leaves its place
+        too, a far cube's blob flickers: they can name several colours, or another one)."""
         self._lift_point = None if point is None else (float(point[0]), float(point[1]))
         if point is None or not self._grasped:
             return
@@ -519,7 +524,7 @@ class DepositCounter(Tool):
         if not blobs:
             return self._behind_arm(colour)
         def since(b: Blob) -> float:
-            spot = next((sp for sp in self._spots if sp[0] == b.colour and np.hypot(sp[1] - b.y, sp[2] - b.x) <= 6), None)
+            spot = _place_of(self._spots, b)
             return float("inf") if spot is None else spot[3]
 
         # the cube of that colour that has stood on the table longest (the next in order of appearance),
