@@ -138,6 +138,10 @@ def _stood(spots: list[list], b: Blob, step: int, last) -> None:
         spot[1], spot[2], spot[4] = b.y, b.x, step
 
 
+_HOLD = Replace(phrases.remain_static())
+"""The gate's answer while a count is owed and nothing owed can be taken: the robot holds still."""
+
+
 @dataclass
 class _Release:
     step: int
@@ -241,7 +245,6 @@ class DepositCounter(Tool):
         self._lifted_from: str | None = None  # colour of the place the hand's log says this grip lifted from
         self._lift_point: tuple[float, float] | None = None  # pixel the hand's log says this grip lifted from
         self._q: np.ndarray | None = None  # the arm's joint angles at the last live frame
-        self._holding = False  # the last gate answer was to hold still (decided afresh at every call)
         self.holds = 0  # gate calls answered by holding still: a count owed, no such object to take
         self.behind_arm = 0  # picks grounded on a place the arm hides, where a cube of the colour was last seen
         self.by_lift = 0  # releases whose carried colour the lift's place settled (the emptied places said another, several or none)
@@ -548,12 +551,11 @@ class DepositCounter(Tool):
         if not self.active:
             return None
         self._gate_calls += 1
-        if self._holding:  # a hold waits for something to change in the view: decided afresh each time
-            self._latched = None
+        if self._latched is not None and self._latched[1] == _HOLD:
+            self._latched = None  # a hold waits for something to change in the view: decided afresh each time
         state = tuple(sorted(self.deposited.items())) + (self._release is not None,)
         out, fresh = self.latched((proposed, state), lambda: self._decide(proposed, store))
-        self._holding = isinstance(out, Replace) and out.text == phrases.remain_static()
-        self.holds += self._holding
+        self.holds += out == _HOLD
         if fresh and out is not None:
             self._rewrites += 1
         return out
@@ -596,7 +598,7 @@ class DepositCounter(Tool):
         # a count still owed and no such object to take, in view or behind the arm (in a scene where they
         # keep arriving, the next has not come yet): neither stopping nor another colour is right, so
         # the robot holds still until one shows
-        return Replace(phrases.remain_static())
+        return _HOLD
 
     def diagnostics(self) -> dict:
         return {"active": self.active, "goal": dict(self.goal), "deposited": {c: n for c, n in self.deposited.items() if n},
