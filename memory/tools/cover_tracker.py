@@ -15,6 +15,11 @@ binding true. Each bound container gets a :class:`CoverTrack` fed with two indep
   centroid, or the palette's mean-shift mode), accepted only within a jump limit that grows with
   the steps elapsed since the last frame.
 
+Two containers of a swap that overlap in the image (one behind the other) form one connected
+region, and the rear one's track sits near the boundary. Their points are then flowed together and,
+when they move two ways, split by motion (:func:`split_motions`); each track follows its own group,
+and the region's mode, pulled toward whichever shows more of itself, does not move it.
+
 Lifecycle of the record: the cues agree -> ``verified`` (position updated); they disagree ->
 ``uncertain`` (identity kept, position from flow; access abstains); no container where the cues
 point -> after ``patience`` frames the track is *lost* (``uncertain``) and widens its search radius
@@ -84,7 +89,7 @@ from memory.language.words import colour_of
 from subgoals.record_names import cover_binding
 from memory.tools.groups import ToolGroup
 
-__all__ = ["CoverFollowThresholds", "CoverFollowTool", "CoverTrack", "FlowThresholds", "OpticalFlowCue", "lk_displacement"]
+__all__ = ["CoverFollowThresholds", "CoverFollowTool", "CoverTrack", "FlowThresholds", "OpticalFlowCue", "lk_displacement", "lk_points", "split_motions"]
 
 # store -> the flow cue active for that store's layer (absent when the identity group is ablated)
 _FLOW_BY_STORE: "weakref.WeakKeyDictionary[MemoryStore, OpticalFlowCue]" = weakref.WeakKeyDictionary()
@@ -102,6 +107,21 @@ def _weighted_median(values: np.ndarray, weights: np.ndarray) -> float:
     return float(values[order][np.searchsorted(cum, 0.5 * cum[-1])])
 
 
+def lk_points(prev_gray: np.ndarray, cur_gray: np.ndarray, points: np.ndarray, *, fb_max: float = 1.0) -> tuple[np.ndarray, np.ndarray] | None:
+    """Each point's displacement ``(dy, dx)`` from ``prev_gray`` to ``cur_gray`` (pyramidal Lucas-Kanade),
+    and which points survived the forward-backward check (round trip within ``fb_max`` px)."""
+    p0 = np.ascontiguousarray(points[:, ::-1].reshape(-1, 1, 2).astype(np.float32))
+    p1, st1, _ = cv2.calcOpticalFlowPyrLK(prev_gray, cur_gray, p0, None, **_LK)
+    if p1 is None:
+        return None
+    p0r, st2, _ = cv2.calcOpticalFlowPyrLK(cur_gray, prev_gray, p1, None, **_LK)
+    if p0r is None:
+        return None
+    fb = np.linalg.norm((p0 - p0r).reshape(-1, 2), axis=1)
+    good = (st1.ravel() == 1) & (st2.ravel() == 1) & (fb <= fb_max)
+    return (p1 - p0).reshape(-1, 2)[:, ::-1].astype(float), good
+
+
 def lk_displacement(prev_gray: np.ndarray, cur_gray: np.ndarray, points: np.ndarray, *, fb_max: float = 1.0,
                     min_points: int = 3, centre=None, sigma: float = 6.0) -> tuple[np.ndarray, int] | None:
     """Median displacement ``(dy, dx)`` of ``points`` (``(N, 2)`` as y, x) from ``prev_gray`` to ``cur_gray``.
@@ -113,24 +133,54 @@ def lk_displacement(prev_gray: np.ndarray, cur_gray: np.ndarray, points: np.ndar
     """
     if points is None or len(points) < min_points:
         return None
-    p0 = np.ascontiguousarray(points[:, ::-1].reshape(-1, 1, 2).astype(np.float32))
-    p1, st1, _ = cv2.calcOpticalFlowPyrLK(prev_gray, cur_gray, p0, None, **_LK)
-    if p1 is None:
+    flowed = lk_points(prev_gray, cur_gray, points, fb_max=fb_max)
+    if flowed is None:
         return None
-    p0r, st2, _ = cv2.calcOpticalFlowPyrLK(cur_gray, prev_gray, p1, None, **_LK)
-    if p0r is None:
-        return None
-    fb = np.linalg.norm((p0 - p0r).reshape(-1, 2), axis=1)
-    good = (st1.ravel() == 1) & (st2.ravel() == 1) & (fb <= fb_max)
+    d, good = flowed
     if int(good.sum()) < min_points:
         return None
-    d = (p1 - p0).reshape(-1, 2)[good]
+    d = d[good]
     if centre is None:
         w = np.ones(len(d))
     else:
         r2 = ((points[good] - np.asarray(centre, np.float32)) ** 2).sum(axis=1)
         w = np.exp(-r2 / (2 * sigma * sigma)) + 1e-6
-    return np.array([_weighted_median(d[:, 1], w), _weighted_median(d[:, 0], w)]), int(good.sum())
+    return np.array([_weighted_median(d[:, 0], w), _weighted_median(d[:, 1], w)]), int(good.sum())
+
+
+def split_motions(points: np.ndarray, moves: np.ndarray, anchors: np.ndarray, *, min_gap: float = 3.0,
+                  min_points: int = 3) -> np.ndarray | None:
+    """Which of two containers each point belongs to, when the points of one connected region move two ways.
+
+    ``points`` (``(N, 2)``, y x) moved by ``moves`` (``(N, 2)``); ``anchors`` (``(2, 2)``) are where the
+    two containers stood. Two-means on the moves; when the two groups' median moves differ by at
+    least ``min_gap`` px and each group has ``min_points`` points, each group goes to the container
+    whose anchor lies nearer the group's points (the assignment with the smaller total distance from
+    the anchors to the groups' centroids). Returns each point's container (0 or 1), or ``None`` when
+    the region moves as one (nothing to split).
+    """
+    if len(points) < 2 * min_points:
+        return None
+    # seeds: the two moves farthest apart
+    gaps = np.linalg.norm(moves[:, None, :] - moves[None, :, :], axis=2)
+    i, j = np.unravel_index(int(np.argmax(gaps)), gaps.shape)
+    if gaps[i, j] < min_gap:
+        return None
+    centres = np.array([moves[i], moves[j]], float)
+    for _ in range(10):
+        labels = np.argmin(np.linalg.norm(moves[:, None, :] - centres[None], axis=2), axis=1)
+        if (labels == 0).sum() < min_points or (labels == 1).sum() < min_points:
+            return None
+        new = np.array([np.median(moves[labels == k], axis=0) for k in (0, 1)])
+        if np.allclose(new, centres):
+            break
+        centres = new
+    if float(np.linalg.norm(centres[0] - centres[1])) < min_gap:
+        return None
+    where = np.array([points[labels == k].mean(axis=0) for k in (0, 1)])
+    keep = np.linalg.norm(where[0] - anchors[0]) + np.linalg.norm(where[1] - anchors[1])
+    swap = np.linalg.norm(where[0] - anchors[1]) + np.linalg.norm(where[1] - anchors[0])
+    return labels if keep <= swap else 1 - labels
 
 
 @dataclass(frozen=True)
@@ -195,6 +245,16 @@ class OpticalFlowCue(Tool):
         if prev is None or frame.rgb is None:
             return None
         out = lk_displacement(prev, self._remember(frame.step, frame.rgb), points, centre=centre)
+        self.answered += out is not None
+        return out
+
+    def point_flow(self, prev_step: int, points: np.ndarray, frame: Frame) -> tuple[np.ndarray, np.ndarray] | None:
+        """Each of ``points``' displacement into ``frame`` and whether it survived the round trip (:func:`lk_points`)."""
+        self.calls += 1
+        prev = self._frames.get(prev_step)
+        if prev is None or frame.rgb is None or points is None or not len(points):
+            return None
+        out = lk_points(prev, self._remember(frame.step, frame.rgb), points)
         self.answered += out is not None
         return out
 
@@ -310,6 +370,8 @@ class CoverFollowTool(Tool):
         )
         self.appearance = ContainerAppearance()
         self._tracks: dict[str, CoverTrack] = {}
+        self._stood: dict[str, np.ndarray] = {}  # where each followed container stood before the current frame
+        self._split_now = False  # the current track's flow came from its own motion group (_split_flow)
         self._prev: tuple[int, np.ndarray, np.ndarray] | None = None  # (step, gray, container mask)
         self._counts: dict[str, int] = {}
 
@@ -325,7 +387,9 @@ class CoverFollowTool(Tool):
         self._carrying = False
         self._scene_moves = False
         self._counts = {"held_by_arm": 0, "arm_over": 0, "moved_under_arm": 0, "settled": 0, "frames": 0, "agree": 0, "disagree": 0, "association_only": 0, "flow_only": 0, "missed": 0,
-                        "lost": 0, "reacquired": 0, "occluded": 0, "lifted": 0}
+                        "lost": 0, "reacquired": 0, "occluded": 0, "lifted": 0, "split": 0}
+        self._stood = {}
+        self._split_now = False
 
     # ------------------------------------------------------------------ helpers
     def _bound_records(self, store: MemoryStore) -> dict[str, EntityRecord]:
@@ -430,6 +494,7 @@ class CoverFollowTool(Tool):
         self._carrying = bool(moving and closed and holds and float(panda_tcp(q)[2]) > self.config.carry_z)
         self._counts["frames"] += 1
         flow = flow_cue_for(store)
+        self._stood = {k: t.pos.copy() for k, t in self._tracks.items() if not t.lost}
         for key, track in self._tracks.items():
             rec = records.get(key)
             if rec is None:
@@ -479,6 +544,7 @@ class CoverFollowTool(Tool):
         before = track.pos.copy()
         pred = track.pos.copy()  # containers stand still unless something moves them: no extrapolation
         flow_pos, flow_broken = None, False
+        self._split_now = False
         cue = self._flow_cue(track, frame, flow)
         if cue is not None:
             # most of the container's points must survive the round trip; when few do, what
@@ -519,7 +585,13 @@ class CoverFollowTool(Tool):
             self._counts["occluded"] += 1
 
         status, reason = track.status, None
-        if det is not None and flow_pos is not None and occluded and float(np.hypot(*(det - flow_pos))) > self.config.agree_px + 3.0:
+        if self._split_now and flow_pos is not None and kind != "blob" and np.hypot(*(flow_pos - track.pos)) <= self._jump(dt):
+            # two containers of one region moving apart: the region's mode is pulled toward whichever
+            # shows more of itself, the track's own motion group is not
+            track.pos = flow_pos
+            track.misses, track.lost, track.recovery = 0, False, 0
+            reason = "followed its own motion group of a region shared with a neighbour"
+        elif det is not None and flow_pos is not None and occluded and float(np.hypot(*(det - flow_pos))) > self.config.agree_px + 3.0:
             track.pos = flow_pos  # the arm is over it: follow the container's own features, change nothing else
             track.misses = 0
         elif det is not None and flow_pos is not None and by_arm and kind != "blob" and self._hand_hides(track.pos):
@@ -639,16 +711,66 @@ class CoverFollowTool(Tool):
         """Where the container's own features flowed since the track's last frame: ``(position or None
         when the flow failed, features that survived the round trip, features tracked)``, or ``None``
         when there is no flow cue this frame (no flow tool, no previous frame at the track's step, no
-        features on the container). The callers ask different shares of survivors of it."""
+        features on the container). The callers ask different shares of survivors of it.
+
+        A followed neighbour in the same connected container region (two containers of a swap that
+        overlap in the image, one in front of the other) shares the region's points: they are
+        flowed together and, when they move two ways, split between the two by
+        :func:`split_motions`; the track follows the median of its own group. Without the split the
+        front container's faces, nearer the camera and richer in corners, speak for the rear one's
+        track, whose centre sits near the boundary between them, and carry it off with the front one.
+        """
         if flow is None or self._prev is None or self._prev[0] != track.step:
             return None
         pts = self._features(self._prev[1], self._prev[2], track.pos)
         if pts is None:
             return None
+        split = self._split_flow(track, pts, frame, flow)
+        if split is not None:
+            return split
         out = flow.displacement(track.step, pts, frame, centre=track.pos)
         if out is None:
             return None, 0, len(pts)
         return track.pos + out[0], int(out[1]), len(pts)
+
+    def _partner(self, track: CoverTrack) -> np.ndarray | None:
+        """Where the one other followed container stood on the previous frame, when it shares the
+        track's connected container region there and stands within two feature radii; else None."""
+        near = [p for k, p in self._stood.items()
+                if k != track.key and float(np.hypot(*(p - track.pos))) <= 2 * self.config.feature_radius + 8]
+        if len(near) != 1:
+            return None
+        mask = self._prev[2]
+        labels, _ = ndimage.label(mask, structure=np.ones((3, 3), bool))
+
+        def label_at(yx):
+            y, x = int(round(yx[0])), int(round(yx[1]))
+            core = labels[max(0, y - 3) : y + 4, max(0, x - 3) : x + 4]
+            return set(np.unique(core[core > 0]).tolist())
+
+        return near[0] if label_at(track.pos) & label_at(near[0]) else None
+
+    def _split_flow(self, track: CoverTrack, pts: np.ndarray, frame: Frame, flow) -> tuple[np.ndarray | None, int, int] | None:
+        """The flow cue from the track's own motion group of a region it shares with a neighbour (see
+        :meth:`_flow_cue`), or None when there is no such neighbour or the region moves as one."""
+        partner = self._partner(track)
+        if partner is None:
+            return None
+        theirs = self._features(self._prev[1], self._prev[2], partner)
+        union = pts if theirs is None else np.concatenate([pts, theirs])
+        flowed = flow.point_flow(track.step, union, frame)
+        if flowed is None:
+            return None
+        moves, good = flowed
+        if int(good.sum()) < max(6, 0.4 * len(union)):
+            return None
+        groups = split_motions(union[good], moves[good], np.array([track.pos, partner]))
+        if groups is None:
+            return None
+        mine = moves[good][groups == 0]
+        self._counts["split"] += 1
+        self._split_now = True
+        return track.pos + np.median(mine, axis=0), len(mine), len(mine)
 
     def _follow_under_arm(self, track: CoverTrack, rec: EntityRecord, frame: Frame, flow, store: MemoryStore) -> None:
         """Move a track the moving arm passes over only on the plainest evidence of the container's own motion.
