@@ -17,7 +17,7 @@ from memory.store.records import EntityRecord, EntityStatus, Source
 from memory.language.spec import specify
 from memory.store.memory_store import MemoryStore
 from memory.tools.cover_binding import ContainerAppearance, CoverBindingTool, cover_key, note_key
-from memory.tools.cover_tracker import CoverFollowTool, OpticalFlowCue, lk_displacement, split_motions
+from memory.tools.cover_tracker import CoverFollowTool, CoverTrack, OpticalFlowCue, lk_displacement, split_motions
 from memory.tools.registry import default_tools, make_tool
 from subgoals.record_names import cover_binding
 from tests.blind_vs_memory import blind_fails_memory_succeeds
@@ -640,5 +640,44 @@ def test_points_moving_two_ways_are_split_by_where_the_containers_stand():
 def test_a_pair_of_containers_crossing_in_depth_keeps_its_bindings(tmp_path):
     """ButtonUnmaskSwap ood 66 (development range) under ``paper``: see the test above on drawn frames."""
     r = paper_memory_episode("ButtonUnmaskSwap", "ood", 66, tmp_path)
+    binding = r.memory["assessment"]["by_kind"]["binding"]
+    assert binding["wrong"] == 0 and r.memory["reads_wrong"] == 0, binding
+
+
+def test_of_two_tracks_on_one_container_the_one_that_held_searches_for_its_own():
+    """ButtonUnmaskSwap ood 93 (development range) under ``paper``: a swap ran while the arm stood
+    over one container of the pair; its track held, the other followed its own container onto that
+    spot, and both records named one container (13 of 29 probes wrong). A container hides one cube:
+    the track that stood still longer loses the spot, becomes uncertain, and finds the container no
+    other track holds; it loses that spot to the same track again if it wanders back."""
+    rgb = _table_with_containers((90, 100, 231, 151), (90, 140, 231, 151))
+    flow, follow = OpticalFlowCue(), CoverFollowTool("live")
+    store = MemoryStore()
+    for t in (flow, follow):
+        t.reset(specify("first press both buttons on the table, then pick up the container hiding the red cube, "
+                        "finally pick up another container hiding the blue cube"), store)
+    for key, colour in (("cover/live/moved", "red"), ("cover/live/held", "blue")):
+        store.add(key, EntityRecord("container", "cover", (92, 100), cover_binding(f"{colour} cube"), EntityStatus.VERIFIED,
+                                    Source.LIVE), step=36, reason="test")
+    # the follower's state as the swap left it: one track followed its container here, the other held here for 8 frames
+    follow._tracks = {"cover/live/moved": CoverTrack("cover/live/moved", np.array([92.0, 100.0]), 32, still=0),
+                      "cover/live/held": CoverTrack("cover/live/held", np.array([92.0, 101.0]), 32, still=8)}
+    statuses = []
+    for k in range(8):
+        f = Frame(step=36 + 4 * k, rgb=rgb)
+        flow.observe(f, store)
+        follow.observe(f, store)
+        statuses.append(store.get("cover/live/held").status)
+    assert follow.diagnostics()["counts"]["collided"] == 1
+    assert statuses[0] is EntityStatus.UNCERTAIN and statuses[-1] is EntityStatus.REACQUIRED, statuses
+    held, moved = store.get("cover/live/held").position, store.get("cover/live/moved").position
+    assert abs(held[1] - 140) <= 3 and abs(moved[1] - 100) <= 3, (held, moved)
+    assert store.get("cover/live/moved").status is EntityStatus.VERIFIED
+
+
+@pytest.mark.slow
+def test_a_swap_the_arm_hid_leaves_no_two_bindings_on_one_container(tmp_path):
+    """ButtonUnmaskSwap ood 93 (development range) under ``paper``: see the test above on drawn frames."""
+    r = paper_memory_episode("ButtonUnmaskSwap", "ood", 93, tmp_path)
     binding = r.memory["assessment"]["by_kind"]["binding"]
     assert binding["wrong"] == 0 and r.memory["reads_wrong"] == 0, binding

@@ -286,6 +286,7 @@ class CoverTrack:
     lifted: bool = False  # its cube is in view where it stood: the robot has it
     settle: int = 0  # consecutive still frames on which association found the same lone blob the flow disagrees with
     settle_at: np.ndarray | None = None  # that blob's centre
+    yields_to: set = field(default_factory=set)  # tracks it lost a shared container to (_part_colliding)
     history: list = field(default_factory=list)
 
 
@@ -328,6 +329,9 @@ class CoverFollowThresholds:
     """A container moved at least this far per step since the last frame (by flow and
     association alike) with the arm still or far is travelling on its own: the scene swaps. A swap
     moves a container 50-60 px in 50 steps; a still container's centre jitters well under this."""
+    collide_px: float = 6.0
+    """Two tracks closer than this (px) stand on one container, which hides one cube only: a
+    container is about 20 px across, and two seen one behind the other are still 20 px apart."""
 
 
 @register_tool(order=90, source="video")
@@ -387,7 +391,7 @@ class CoverFollowTool(Tool):
         self._carrying = False
         self._scene_moves = False
         self._counts = {"held_by_arm": 0, "arm_over": 0, "moved_under_arm": 0, "settled": 0, "frames": 0, "agree": 0, "disagree": 0, "association_only": 0, "flow_only": 0, "missed": 0,
-                        "lost": 0, "reacquired": 0, "occluded": 0, "lifted": 0, "split": 0}
+                        "lost": 0, "reacquired": 0, "occluded": 0, "lifted": 0, "split": 0, "collided": 0}
         self._stood = {}
         self._split_now = False
 
@@ -500,7 +504,39 @@ class CoverFollowTool(Tool):
             if rec is None:
                 continue
             self._update(track, rec, frame, g, mask, flow, store)
+        self._part_colliding(records, frame, store)
         self._prev = (frame.step, g, mask)
+
+    def _part_colliding(self, records: dict[str, EntityRecord], frame: Frame, store: MemoryStore) -> None:
+        """Two tracks on one container: one of them is wrong, since a container hides one cube.
+
+        The one that has stood still longer held where its container used to be (a swap under the
+        arm, say, which it could not see) while the other followed its own container there: it
+        loses the spot, becomes uncertain (access abstains) and searches for its container as a lost
+        track does, never on a container another track holds. When neither stood still longer, both
+        lose it. A track that lost a container to another once loses to it again (without that, the
+        loser found the winner's container again, having moved it stood still less, and the two
+        traded the spot back and forth). Tracks whose container the robot has lifted hold at its spot
+        and are left alone."""
+        standing = [t for t in self._tracks.values() if not t.lost and not t.lifted and t.key in records]
+        losers: list[CoverTrack] = []
+        for i, a in enumerate(standing):
+            for b in standing[i + 1 :]:
+                if float(np.hypot(*(a.pos - b.pos))) > self.config.collide_px:
+                    continue
+                if b.key in a.yields_to or a.key in b.yields_to:
+                    pair = [a] if b.key in a.yields_to else [b]
+                else:
+                    pair = [a] if a.still > b.still else [b] if b.still > a.still else [a, b]
+                for t in pair:
+                    t.yields_to.add((b if t is a else a).key)
+                losers += [t for t in pair if t not in losers]
+        for t in losers:
+            self._counts["collided"] += 1
+            t.lost, t.misses, t.recovery, t.status = True, self.config.patience + 1, 0, EntityStatus.UNCERTAIN
+            rec = records[t.key]
+            self.commit(store, t.key, rec.evolve(status=EntityStatus.UNCERTAIN), step=frame.step,
+                        reason="another followed container stands where this one stood: it moved away unseen", accepted=True)
 
     def _lifted_off(self, track: CoverTrack, rec: EntityRecord, frame: Frame, store: MemoryStore) -> bool:
         """The cube this container hides is in view where the container last stood: the robot lifted
@@ -554,6 +590,10 @@ class CoverFollowTool(Tool):
                 flow_pos = pos
             else:
                 flow_broken = True
+        if track.lost and track.yields_to:
+            # lost its spot to another track: the features there are the other track's container, and
+            # their flow must not veto the container the search finds
+            flow_pos, flow_broken = None, False
         start = flow_pos if flow_pos is not None else pred
         det, kind = None, None
         if not track.lost:
@@ -835,7 +875,8 @@ class CoverFollowTool(Tool):
 
     def _search(self, mask: np.ndarray, around: np.ndarray, radius: float, area: float | None = None, taken=()):
         """Nearest container to ``around`` within ``radius``, trying seeds on rings; containers held by
-        another track (within ``ms_radius`` of its position) are not candidates."""
+        another track (centred within a container's width, two ``ms_radius``, of its position) are not
+        candidates: a detection off a held container's centre is still that container."""
         best = None
         for r in np.arange(0.0, radius + 1e-6, max(4.0, self.config.ms_radius)):
             for a in np.linspace(0, 2 * np.pi, max(1, int(2 * np.pi * r / 8)), endpoint=False):
@@ -843,7 +884,7 @@ class CoverFollowTool(Tool):
                 found = self._nearest_blob(mask, seed, self.config.ms_radius, area)
                 if found is None:
                     continue
-                if any(np.hypot(*(found - p)) <= self.config.ms_radius for p in taken):
+                if any(np.hypot(*(found - p)) <= 2 * self.config.ms_radius for p in taken):
                     continue
                 d = float(np.hypot(*(found - around)))
                 if d <= radius and (best is None or d < best[0]):
