@@ -254,6 +254,21 @@ def _move_cube_with(manner):
     return RoboMMEEnv(Forced())
 
 
+def test_move_cube_manner_slot_takes_the_peg_by_either_link():
+    """MoveCube ood 55 (development range): the memory's pick of the demonstrated tool went to the
+    peg's other link, and the audit scored the manner wrong though it was the peg push the video
+    showed (every read of five ood episodes "wrong", four of them solved). The two links are one
+    colour, and on the ood split's any-yaw pegs the tail is not always the end nearer the robot: the
+    slot's decision is the manner, the peg by either link; the cube stays another choice."""
+    env = _move_cube_with("peg_push")
+    env.reset(options={"episode": episode_spec("MoveCube", 0)})
+    t = env.unwrapped
+    slot = t.history_slot()
+    assert slot is not None and slot.choice_of is not None
+    assert slot.choice_of(t.peg_head) == slot.choice_of(t.peg_tail) != slot.choice_of(t.cube)
+    env.close()
+
+
 @pytest.mark.slow
 def test_move_cube_decision_view_does_not_show_the_manner():
     spec = episode_spec("MoveCube", 0)

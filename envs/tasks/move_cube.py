@@ -360,7 +360,14 @@ class MoveCube(SegGroundMixin, RoboMMETask):
             self.ground_seg("close the gripper and push the cube at <> to the target at <>", self.cube, self.goal),
             self.ground_seg("pick up the cube at <>", self.cube),
         )
-        return HistorySlot("manner", alts)
+        return HistorySlot("manner", alts, choice_of=self._manner_object)
+
+    def _manner_object(self, obj):
+        """What the manner decision is about: the peg by either of its links. Its two links are one
+        colour, so which one is the tail is nowhere to be seen; in distribution (yaw within 45 degrees)
+        the tail is the end nearer the robot, on the ood split's any-yaw pegs either end may be. The
+        past settles the manner (the tool, the fingers or a grasp), not the link's name."""
+        return "peg" if obj is self.peg_head or obj is self.peg_tail else id(obj)
 
     def _first_live(self) -> int:
         return next(i for i, x in enumerate(self.checker.entries) if not x.demonstration)
