@@ -80,7 +80,7 @@ def test_the_memory_v2_plan_checks_issue_35_at_one_commit():
         assert len({s.name for s in plan}) == len(plan)
 
 
-@pytest.mark.parametrize("name", ["memory-v3", "memory-v4", "memory-v5", "memory-v6", "memory-v7", "memory-v8", "memory-v9", "memory-v10", "memory-v11"])
+@pytest.mark.parametrize("name", ["memory-v3", "memory-v4", "memory-v5", "memory-v6", "memory-v7", "memory-v8", "memory-v9", "memory-v10", "memory-v11", "memory-v12"])
 def test_a_later_memory_plan_repeats_memory_v2_in_run_dirs_of_its_own(name):
     """A later pin of issue 35's checks: the same stages, never the run dirs of another plan (the
     campaign refuses rows of a second commit in one run dir)."""
@@ -92,7 +92,7 @@ def test_a_later_memory_plan_repeats_memory_v2_in_run_dirs_of_its_own(name):
 
 
 def test_a_stage_named_on_the_wrong_results_says_where_it_writes():
-    with pytest.raises(ValueError, match="'ood' writes to memory_v10_ood, memory_v11_ood, memory_v2_campaign_ood, memory_v3_ood, memory_v4_ood, memory_v5_ood, memory_v6_ood, memory_v7_ood, memory_v8_ood, memory_v9_ood, results_v1_ood, not here"):
+    with pytest.raises(ValueError, match="'ood' writes to memory_v10_ood, memory_v11_ood, memory_v12_ood, memory_v2_campaign_ood, memory_v3_ood, memory_v4_ood, memory_v5_ood, memory_v6_ood, memory_v7_ood, memory_v8_ood, memory_v9_ood, results_v1_ood, not here"):
         campaign.stage_rows([], ("ood",), "results_v1_test")
     with pytest.raises(ValueError, match="unknown stage 'nope'"):
         campaign.stage_rows([], ("nope",), "results_v1_test")

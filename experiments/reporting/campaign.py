@@ -205,6 +205,18 @@ oracle after 755 rows; on the development range (``ood`` 50-99, seed 11) four of
 were such abstentions and one a deposit counted as the colour behind the arm (29 -> 35 of 50, 0 wrong
 reads of 999). Run ``ood`` first."""
 
+MEMORY_V12: tuple[Stage, ...] = memory_checks("memory_v12")
+"""Issue 35's checks an eleventh time, at the commit where the cover followers keep a swap's pair
+apart: two followed containers sharing one image region (one behind the other) are split by how
+their points move, each track following its own group; two tracks on one container (a swap the arm
+hid, one track holding while the other followed its container onto that spot) part, the one that
+stood still longer searching for the container no other track holds. Also carried: the lift's own
+place names the carried colour in the deposit counter (6444836), and MoveCube's audit takes the peg
+by either of its look-alike links for the manner decision. ``memory-v11``'s ``ood`` stage held every
+task at 0.86 of the oracle or more, but ButtonUnmaskSwap's read accuracy at 94.0 % and MoveCube's at
+93.8 %; on the development range (``ood`` 50-99, seed 7) ButtonUnmaskSwap went from 96.5 to 98.2 %
+read accuracy (41 -> 44 of 50) and MoveCube from 31 wrong reads of 422 to none. Run ``ood`` first."""
+
 PROFILE_V2: tuple[Stage, ...] = (
     Stage("test-s7", "pi05_like_v2_test", HEADLINE, "0:50", executor_profile="pi05-like"),
 )
@@ -237,13 +249,14 @@ CAMPAIGNS: dict[str, tuple[Stage, ...]] = {"v1": V1, "memory-v2": MEMORY_V2, "pr
                                            "results-v2": RESULTS_V2, "memory-v3": MEMORY_V3, "memory-v4": MEMORY_V4,
                                            "memory-v5": MEMORY_V5, "memory-v6": MEMORY_V6, "memory-v7": MEMORY_V7,
                                            "memory-v8": MEMORY_V8, "memory-v9": MEMORY_V9,
-                                           "memory-v10": MEMORY_V10, "memory-v11": MEMORY_V11}
+                                           "memory-v10": MEMORY_V10, "memory-v11": MEMORY_V11,
+                                           "memory-v12": MEMORY_V12}
 """``--campaign`` names; each is pinned to its own commit (its rows never mix commits)."""
 
 
 def known_stages() -> tuple[Stage, ...]:
     """Every campaign's stages (read at call time, so a test can swap one plan)."""
-    return V1 + MEMORY_V2 + PROFILE_V2 + RESULTS_V2 + MEMORY_V3 + MEMORY_V4 + MEMORY_V5 + MEMORY_V6 + MEMORY_V7 + MEMORY_V8 + MEMORY_V9 + MEMORY_V10 + MEMORY_V11
+    return V1 + MEMORY_V2 + PROFILE_V2 + RESULTS_V2 + MEMORY_V3 + MEMORY_V4 + MEMORY_V5 + MEMORY_V6 + MEMORY_V7 + MEMORY_V8 + MEMORY_V9 + MEMORY_V10 + MEMORY_V11 + MEMORY_V12
 
 
 class CampaignError(RuntimeError):
